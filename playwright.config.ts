@@ -1,0 +1,34 @@
+import { defineConfig } from '@playwright/test';
+
+// Debian's Chromium, never a downloaded browser. The extra flags keep Chromium from
+// reaching for Google services on a closed network.
+export const chromiumLaunch = {
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: [
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--disable-quic',
+    '--enable-unsafe-webgpu',
+  ],
+};
+
+export default defineConfig({
+  testDir: 'tests/browser',
+  timeout: 60_000,
+  fullyParallel: false,
+  workers: 2,
+  reporter: [['list']],
+  use: {
+    baseURL: 'http://127.0.0.1:4173',
+    launchOptions: chromiumLaunch,
+    serviceWorkers: 'block',
+  },
+  webServer: {
+    command: 'npx vite preview --port 4173 --strictPort --host 127.0.0.1',
+    url: 'http://127.0.0.1:4173',
+    reuseExistingServer: !process.env.CI,
+    timeout: 30_000,
+  },
+});

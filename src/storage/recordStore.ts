@@ -1,0 +1,13 @@
+/**
+ * Record stores: small keyed collections the core keeps its records in (usage, ledger,
+ * blobs, pending writes, index snapshot, settings…). Implemented on IndexedDB for the app
+ * (`idbRecordStore.ts`) and in memory for unit tests only (`memoryRecordStore.ts`).
+ */
+export interface RecordStore<T> {
+  get(key: string): Promise<T | undefined>;
+  put(key: string, value: T): Promise<void>;
+  delete(key: string): Promise<void>;
+  getAll(): Promise<T[]>;
+  keys(): Promise<string[]>;
+  clear(): Promise<void>;
+}
