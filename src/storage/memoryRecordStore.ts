@@ -1,0 +1,26 @@
+import type { RecordStore } from './recordStore';
+
+/** In-memory RecordStore for unit tests only; the app always uses IndexedDB. */
+export class MemoryRecordStore<T> implements RecordStore<T> {
+  private records = new Map<string, T>();
+
+  async get(key: string): Promise<T | undefined> {
+    const value = this.records.get(key);
+    return value === undefined ? undefined : structuredClone(value);
+  }
+  async put(key: string, value: T): Promise<void> {
+    this.records.set(key, structuredClone(value));
+  }
+  async delete(key: string): Promise<void> {
+    this.records.delete(key);
+  }
+  async getAll(): Promise<T[]> {
+    return [...this.records.keys()].sort().map((k) => structuredClone(this.records.get(k)!));
+  }
+  async keys(): Promise<string[]> {
+    return [...this.records.keys()].sort();
+  }
+  async clear(): Promise<void> {
+    this.records.clear();
+  }
+}
