@@ -14,6 +14,8 @@ export const chromiumLaunch = {
   ],
 };
 
+const port = Number(process.env.KNACK_PORT ?? 4173);
+
 export default defineConfig({
   testDir: 'tests/browser',
   timeout: 60_000,
@@ -21,13 +23,13 @@ export default defineConfig({
   workers: 2,
   reporter: [['list']],
   use: {
-    baseURL: 'http://127.0.0.1:4173',
+    baseURL: `http://127.0.0.1:${port}`,
     launchOptions: chromiumLaunch,
     serviceWorkers: 'block',
   },
   webServer: {
-    command: 'npx vite preview --port 4173 --strictPort --host 127.0.0.1',
-    url: 'http://127.0.0.1:4173',
+    command: `npx vite preview --port ${port} --strictPort --host 127.0.0.1`,
+    url: `http://127.0.0.1:${port}`,
     reuseExistingServer: !process.env.CI,
     timeout: 30_000,
   },

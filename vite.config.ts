@@ -35,6 +35,7 @@ export default defineConfig({
     }),
   ],
   worker: { format: 'es' },
-  build: { target: 'es2022', sourcemap: false },
-  preview: { port: 4173, strictPort: true, host: '127.0.0.1' },
+  // KNACK_OUTDIR / KNACK_PORT let several builds and preview servers run side by side.
+  build: { target: 'es2022', sourcemap: false, outDir: process.env.KNACK_OUTDIR ?? 'dist' },
+  preview: { port: Number(process.env.KNACK_PORT ?? 4173), strictPort: true, host: '127.0.0.1' },
 });
