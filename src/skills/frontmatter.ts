@@ -1,0 +1,572 @@
+/**
+ * SKILL.md parsing: the YAML frontmatter between `---` fences and the Markdown body after it.
+ *
+ * Rules (SPEC §4):
+ * - An optional UTF-8 BOM may precede the opening fence; the first line must be `---`.
+ * - The closing fence is the first later line that is exactly `---` (trailing spaces, tabs
+ *   or `\r` allowed). The search is line-based so a `---` inside a YAML value never ends the
+ *   frontmatter (skills-ref's `split("---")` gets this wrong, see reference/agent-skills.md).
+ * - CRLF files parse; unknown fields are kept; duplicate keys are an error in the strict
+ *   parser (the lenient import loader accepts them with a warning, last value wins).
+ * - Files are never re-serialised. Views and exports use the original text; when the app
+ *   changes a field, `setFrontmatterFields` rewrites only the frontmatter region and leaves
+ *   the BOM, the fences, the line endings and the body byte-for-byte as they were.
+ */
+import { isMap, isScalar, parseDocument, stringify, type Document } from 'yaml';
+import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, VALID_NAME_RE } from './constants';
+
+const BOM = '\uFEFF';
+
+export type FrontmatterErrorCode = 'no_frontmatter' | 'unclosed' | 'yaml_error' | 'duplicate_key' | 'not_mapping';
+
+/** Where the parts of a SKILL.md sit, as offsets into the original string (BOM included). */
+export interface FrontmatterLayout {
+  hasBom: boolean;
+  /** Line ending of the opening fence line; used when the app writes frontmatter text. */
+  lineEnding: '\n' | '\r\n';
+  /** First character of the YAML text (the line after the opening fence). */
+  yamlStart: number;
+  /** First character of the closing fence line (= end of the YAML text). */
+  yamlEnd: number;
+  /** First character of the body (after the closing fence line and its line break). */
+  bodyOffset: number;
+  /** 1-based line number of the closing fence. */
+  closingFenceLine: number;
+}
+
+export interface ParsedSkillFile {
+  ok: true;
+  /** The YAML mapping, every field kept (nested maps and lists included). */
+  frontmatter: Record<string, unknown>;
+  /** Text after the closing fence line, untouched. */
+  body: string;
+  /** YAML text between the fences, untouched. */
+  raw: string;
+  /** Offset of `body` in the original string. */
+  bodyOffset: number;
+  layout: FrontmatterLayout;
+}
+
+export interface FrontmatterError {
+  ok: false;
+  code: FrontmatterErrorCode;
+  /** Human-readable, without a "SKILL.md" prefix; line numbers are file lines (1-based). */
+  message: string;
+  /** 1-based file line of a YAML error, when known. */
+  line?: number;
+}
+
+export type ParseSkillFileResult = ParsedSkillFile | FrontmatterError;
+
+export interface ParseOptions {
+  /** Accept repeated keys (last one wins). Off by default: the strict parser reports them. */
+  allowDuplicateKeys?: boolean;
+}
+
+// -------------------------------------------------------------------------------------------
+// Decoding
+
+export interface DecodedText {
+  /** The text; a leading BOM is kept so that the original bytes can be reproduced. */
+  text: string;
+  /** True when the bytes were not valid UTF-8 and U+FFFD replacement characters were used. */
+  invalidUtf8: boolean;
+}
+
+/**
+ * Decode the bytes of a SKILL.md (or any text file of a skill). Invalid UTF-8 does not throw:
+ * it is replaced with U+FFFD and flagged, so the importer can warn instead of losing the file.
+ */
+export function decodeSkillText(bytes: Uint8Array): DecodedText {
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes), invalidUtf8: false };
+  } catch {
+    return { text: new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(bytes), invalidUtf8: true };
+  }
+}
+
+// -------------------------------------------------------------------------------------------
+// Locating the fences
+
+/** True when `content.slice(start, end)` is `---` followed only by spaces, tabs or `\r`. */
+function isFenceLine(content: string, start: number, end: number): boolean {
+  if (end - start < 3) return false;
+  if (content.charCodeAt(start) !== 45 || content.charCodeAt(start + 1) !== 45 || content.charCodeAt(start + 2) !== 45) {
+    return false;
+  }
+  for (let i = start + 3; i < end; i++) {
+    const c = content.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 13) return false;
+  }
+  return true;
+}
+
+export type LocateResult = { ok: true; layout: FrontmatterLayout } | { ok: false; code: 'no_frontmatter' | 'unclosed' };
+
+/** Find the fences without parsing YAML. Linear in the size of the frontmatter. */
+export function locateFrontmatter(content: string): LocateResult {
+  const hasBom = content.startsWith(BOM);
+  const start = hasBom ? 1 : 0;
+  let lineEnd = content.indexOf('\n', start);
+  const firstEnd = lineEnd === -1 ? content.length : lineEnd;
+  if (!isFenceLine(content, start, firstEnd)) return { ok: false, code: 'no_frontmatter' };
+  if (lineEnd === -1) return { ok: false, code: 'unclosed' };
+  const lineEnding = content.charCodeAt(firstEnd - 1) === 13 ? '\r\n' : '\n';
+  const yamlStart = lineEnd + 1;
+  let pos = yamlStart;
+  let line = 2;
+  while (pos <= content.length) {
+    lineEnd = content.indexOf('\n', pos);
+    const end = lineEnd === -1 ? content.length : lineEnd;
+    if (isFenceLine(content, pos, end)) {
+      return {
+        ok: true,
+        layout: {
+          hasBom,
+          lineEnding,
+          yamlStart,
+          yamlEnd: pos,
+          bodyOffset: lineEnd === -1 ? content.length : lineEnd + 1,
+          closingFenceLine: line,
+        },
+      };
+    }
+    if (lineEnd === -1) break;
+    pos = lineEnd + 1;
+    line++;
+  }
+  return { ok: false, code: 'unclosed' };
+}
+
+// -------------------------------------------------------------------------------------------
+// Parsing
+
+const NO_FRONTMATTER_MESSAGE = 'the file must start with a YAML frontmatter fence (---) on its first line';
+const UNCLOSED_MESSAGE = 'the frontmatter is not closed: add a line containing only --- after the YAML';
+
+/**
+ * yaml reports positions relative to the YAML text and appends a code excerpt; keep the first
+ * line only and shift line numbers so they count from the top of the file.
+ */
+function describeYamlError(message: string, fenceOffsetLines: number): { message: string; line?: number } {
+  const firstLine = message.split('\n')[0].replace(/:\s*$/, '');
+  let line: number | undefined;
+  const text = firstLine.replace(/ at line (\d+), column (\d+)/, (_m, l: string, c: string) => {
+    line = Number(l) + fenceOffsetLines;
+    return ` at line ${line}, column ${c}`;
+  });
+  return { message: text, line };
+}
+
+function parseYamlMapping(
+  raw: string,
+  options: ParseOptions,
+  fenceOffsetLines: number,
+): { ok: true; value: Record<string, unknown>; doc: Document } | FrontmatterError {
+  const doc = parseDocument(raw, { uniqueKeys: !options.allowDuplicateKeys, prettyErrors: true });
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0];
+    const { message, line } = describeYamlError(first.message, fenceOffsetLines);
+    if (first.code === 'DUPLICATE_KEY') {
+      return { ok: false, code: 'duplicate_key', message: `duplicate key in frontmatter: ${message}`, line };
+    }
+    return { ok: false, code: 'yaml_error', message, line };
+  }
+  let value: unknown;
+  try {
+    // maxAliasCount bounds alias expansion ("billion laughs").
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    return { ok: false, code: 'yaml_error', message: error instanceof Error ? error.message : String(error) };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, code: 'not_mapping', message: 'the frontmatter must be a YAML mapping (key: value pairs)' };
+  }
+  return { ok: true, value: value as Record<string, unknown>, doc };
+}
+
+/** Parse a SKILL.md strictly. Never throws. */
+export function parseSkillFile(content: string, options: ParseOptions = {}): ParseSkillFileResult {
+  const located = locateFrontmatter(content);
+  if (!located.ok) {
+    return {
+      ok: false,
+      code: located.code,
+      message: located.code === 'no_frontmatter' ? NO_FRONTMATTER_MESSAGE : UNCLOSED_MESSAGE,
+    };
+  }
+  const { layout } = located;
+  const raw = content.slice(layout.yamlStart, layout.yamlEnd);
+  const parsed = parseYamlMapping(raw, options, 1);
+  if (!parsed.ok) return parsed;
+  return {
+    ok: true,
+    frontmatter: parsed.value,
+    body: content.slice(layout.bodyOffset),
+    raw,
+    bodyOffset: layout.bodyOffset,
+    layout,
+  };
+}
+
+/** Alias of `parseSkillFile`, for callers that think of it as "the frontmatter parser". */
+export const parseFrontmatter = parseSkillFile;
+
+// -------------------------------------------------------------------------------------------
+// Reading fields
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A scalar field as text: strings as they are, numbers and booleans converted, else undefined. */
+export function readScalarText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return undefined;
+}
+
+export function readName(frontmatter: Record<string, unknown>): string | undefined {
+  const name = readScalarText(frontmatter.name)?.trim();
+  return name ? name : undefined;
+}
+
+export function readDescription(frontmatter: Record<string, unknown>): string | undefined {
+  const description = readScalarText(frontmatter.description)?.trim();
+  return description ? description : undefined;
+}
+
+/** `metadata.hermes` when it is a mapping, else an empty object. */
+export function readHermesMetadata(frontmatter: Record<string, unknown>): Record<string, unknown> {
+  const metadata = frontmatter.metadata;
+  if (!isRecord(metadata)) return {};
+  const hermes = metadata.hermes;
+  return isRecord(hermes) ? hermes : {};
+}
+
+function stripQuotes(text: string): string {
+  const t = text.trim();
+  if (t.length >= 2 && (t[0] === '"' || t[0] === "'") && t[t.length - 1] === t[0]) return t.slice(1, -1).trim();
+  return t;
+}
+
+/**
+ * A list-valued field as strings. Accepts a YAML list, a `"[a, b]"` string or a comma
+ * separated string (all seen in real skills); quotes are stripped and empty items dropped.
+ */
+export function parseStringList(value: unknown): string[] {
+  let items: unknown[];
+  if (Array.isArray(value)) {
+    items = value;
+  } else if (typeof value === 'string') {
+    let text = value.trim();
+    if (text.startsWith('[') && text.endsWith(']')) text = text.slice(1, -1);
+    items = text.split(',');
+  } else {
+    return [];
+  }
+  const out: string[] = [];
+  for (const item of items) {
+    const text = readScalarText(item);
+    if (text === undefined) continue;
+    const cleaned = stripQuotes(text);
+    if (cleaned) out.push(cleaned);
+  }
+  return out;
+}
+
+/** Tags from `metadata.hermes.tags`, else top-level `tags`. */
+export function readTags(frontmatter: Record<string, unknown>): string[] {
+  const hermes = readHermesMetadata(frontmatter);
+  return parseStringList(hermes.tags !== undefined ? hermes.tags : frontmatter.tags);
+}
+
+/** Related skills from `metadata.hermes.related_skills`, else top-level `related_skills`. */
+export function readRelatedSkills(frontmatter: Record<string, unknown>): string[] {
+  const hermes = readHermesMetadata(frontmatter);
+  return parseStringList(hermes.related_skills !== undefined ? hermes.related_skills : frontmatter.related_skills);
+}
+
+/** Category from `metadata.hermes.category`, else top-level `category`. */
+export function readCategory(frontmatter: Record<string, unknown>): string | undefined {
+  const hermes = readHermesMetadata(frontmatter);
+  const value = readScalarText(hermes.category ?? frontmatter.category)?.trim();
+  return value ? value : undefined;
+}
+
+/** `platforms` as a list (a single string is accepted); empty means every platform. */
+export function readPlatforms(frontmatter: Record<string, unknown>): string[] {
+  return parseStringList(frontmatter.platforms);
+}
+
+/** `environments` as a list (Hermes: kanban, docker, s6; offer-time filter). */
+export function readEnvironments(frontmatter: Record<string, unknown>): string[] {
+  return parseStringList(frontmatter.environments);
+}
+
+/** Index visibility conditions from `metadata.hermes` (reference/hermes-spec.md §6). */
+export interface SkillConditions {
+  /** Hide the skill when any of these toolsets is available. */
+  fallbackForToolsets: string[];
+  /** Hide the skill when any of these tools is available. */
+  fallbackForTools: string[];
+  /** Hide the skill when any of these toolsets is missing. */
+  requiresToolsets: string[];
+  /** Hide the skill when any of these tools is missing. */
+  requiresTools: string[];
+}
+
+export function readConditions(frontmatter: Record<string, unknown>): SkillConditions {
+  const hermes = readHermesMetadata(frontmatter);
+  return {
+    fallbackForToolsets: parseStringList(hermes.fallback_for_toolsets),
+    fallbackForTools: parseStringList(hermes.fallback_for_tools),
+    requiresToolsets: parseStringList(hermes.requires_toolsets),
+    requiresTools: parseStringList(hermes.requires_tools),
+  };
+}
+
+// -------------------------------------------------------------------------------------------
+// Editing fields without re-serialising the file
+
+export type FrontmatterEditResult = { ok: true; content: string } | FrontmatterError;
+
+/**
+ * Replace the YAML text between the fences with `yamlText`. Everything else (BOM, fence
+ * lines, body) is copied unchanged; `yamlText` is converted to the file's line ending.
+ */
+export function replaceFrontmatterText(content: string, yamlText: string): FrontmatterEditResult {
+  const located = locateFrontmatter(content);
+  if (!located.ok) {
+    return {
+      ok: false,
+      code: located.code,
+      message: located.code === 'no_frontmatter' ? NO_FRONTMATTER_MESSAGE : UNCLOSED_MESSAGE,
+    };
+  }
+  const { layout } = located;
+  let text = yamlText.replace(/\r\n/g, '\n');
+  if (text.length > 0 && !text.endsWith('\n')) text += '\n';
+  if (layout.lineEnding === '\r\n') text = text.replace(/\n/g, '\r\n');
+  return { ok: true, content: content.slice(0, layout.yamlStart) + text + content.slice(layout.yamlEnd) };
+}
+
+/** A scalar as a one-line YAML value, or null when it needs more than one line. */
+function oneLineYamlScalar(value: unknown): string | null {
+  if (value !== null && typeof value === 'object') return null;
+  const text = stringify(value, { lineWidth: 0 }).replace(/\n$/, '');
+  return text.includes('\n') ? null : text;
+}
+
+/**
+ * Set (or, with `undefined`, delete) top-level frontmatter fields.
+ *
+ * When every change is a one-line scalar on an existing one-line value or a new key, the
+ * YAML text is spliced in place so comments, key order and quoting of the other fields stay
+ * exactly as written. Anything else falls back to re-serialising the frontmatter only (the
+ * `yaml` Document keeps comments); the body is never touched.
+ */
+export function setFrontmatterFields(content: string, fields: Record<string, unknown>): FrontmatterEditResult {
+  const parsed = parseSkillFile(content);
+  if (!parsed.ok) return parsed;
+  const doc = parseDocument(parsed.raw, { uniqueKeys: true });
+  const map = doc.contents;
+  if (!isMap(map)) return { ok: false, code: 'not_mapping', message: 'the frontmatter must be a YAML mapping' };
+
+  // Try the in-place splice first.
+  type Splice = { start: number; end: number; text: string };
+  const splices: Splice[] = [];
+  const appended: string[] = [];
+  let spliceable = true;
+  for (const [key, value] of Object.entries(fields)) {
+    const scalar = value === undefined ? null : oneLineYamlScalar(value);
+    if (scalar === null) {
+      spliceable = false;
+      break;
+    }
+    const pair = map.items.find((item) => isScalar(item.key) && String(item.key.value) === key);
+    if (!pair) {
+      appended.push(`${stringify(key).replace(/\n$/, '')}: ${scalar}`);
+      continue;
+    }
+    const node = pair.value;
+    if (!isScalar(node) || !node.range) {
+      spliceable = false;
+      break;
+    }
+    const [start, valueEnd] = node.range;
+    if (parsed.raw.slice(start, valueEnd).includes('\n')) {
+      spliceable = false;
+      break;
+    }
+    splices.push({ start, end: valueEnd, text: scalar });
+  }
+
+  let newRaw: string;
+  if (spliceable) {
+    newRaw = parsed.raw;
+    for (const s of splices.sort((a, b) => b.start - a.start)) {
+      newRaw = newRaw.slice(0, s.start) + s.text + newRaw.slice(s.end);
+    }
+    if (appended.length > 0) {
+      const eol = parsed.layout.lineEnding;
+      if (newRaw.length > 0 && !newRaw.endsWith('\n')) newRaw += eol;
+      newRaw += appended.join(eol) + eol;
+    }
+    return { ok: true, content: content.slice(0, parsed.layout.yamlStart) + newRaw + content.slice(parsed.layout.yamlEnd) };
+  }
+
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) doc.delete(key);
+    else doc.set(key, value);
+  }
+  newRaw = doc.toString({ lineWidth: 0 });
+  return replaceFrontmatterText(content, newRaw);
+}
+
+// -------------------------------------------------------------------------------------------
+// Lenient loading for imports
+
+export interface LenientSkill {
+  ok: true;
+  /** Frontmatter name, or the folder name when the frontmatter has none. */
+  name: string;
+  description: string;
+  frontmatter: Record<string, unknown>;
+  body: string;
+  bodyOffset: number;
+  /** Things a strict validator would reject but the loader tolerates; shown to the user. */
+  warnings: string[];
+  /** True when the YAML only parsed after a repair (the file itself is not changed). */
+  repaired: boolean;
+}
+
+export interface LenientLoadError {
+  ok: false;
+  code: FrontmatterErrorCode | 'missing_description';
+  message: string;
+}
+
+export type LenientLoadResult = LenientSkill | LenientLoadError;
+
+/** Characters that start a YAML value which is not a plain scalar (quoted, flow, block, alias…). */
+const NON_PLAIN_START = new Set(['"', "'", '[', '{', '|', '>', '&', '*', '!', '#', '%', '@', '`']);
+
+/**
+ * The repairs the agentskills client guide suggests for hand-written frontmatter:
+ * an unquoted value containing `: ` ("description: Use when: …") is double-quoted, and
+ * tab indentation becomes spaces. Returns the repaired text and what was changed.
+ */
+export function repairFrontmatterYaml(raw: string): { text: string; repairs: string[] } {
+  const repairs: string[] = [];
+  const lines = raw.split('\n');
+  const pairRe = /^([ \t]*(?:- )?)([^\s:#'"][^:]*?):[ \t]+(.*?)[ \t]*$/;
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i];
+    const cr = line.endsWith('\r') ? '\r' : '';
+    if (cr) line = line.slice(0, -1);
+    const tabs = /^\t+/.exec(line);
+    if (tabs) {
+      line = '  '.repeat(tabs[0].length) + line.slice(tabs[0].length);
+      repairs.push(`line ${i + 2}: tab indentation replaced with spaces`);
+    }
+    const m = pairRe.exec(line);
+    if (m && m[3] && !NON_PLAIN_START.has(m[3][0]) && (m[3].includes(': ') || m[3].endsWith(':'))) {
+      const quoted = '"' + m[3].replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
+      line = `${m[1]}${m[2]}: ${quoted}`;
+      repairs.push(`line ${i + 2}: quoted the value of '${m[2]}' because it contains ': '`);
+    }
+    lines[i] = line + cr;
+  }
+  return { text: lines.join('\n'), repairs };
+}
+
+/**
+ * Load a SKILL.md for import the way the agentskills client guide recommends: load with
+ * warnings when the name differs from the folder, is too long or has odd characters; refuse
+ * only when there is no usable description or the YAML cannot be parsed even after
+ * `repairFrontmatterYaml`. Duplicate keys load with a warning (last value wins).
+ */
+export function loadSkillLenient(content: string, folderName: string): LenientLoadResult {
+  const located = locateFrontmatter(content);
+  if (!located.ok) {
+    return {
+      ok: false,
+      code: located.code,
+      message:
+        located.code === 'no_frontmatter'
+          ? `SKILL.md has no frontmatter, so it has no description: ${NO_FRONTMATTER_MESSAGE}`
+          : `SKILL.md: ${UNCLOSED_MESSAGE}`,
+    };
+  }
+  const { layout } = located;
+  const warnings: string[] = [];
+  if (layout.hasBom) warnings.push('SKILL.md starts with a byte order mark (BOM); some tools reject it');
+  const raw = content.slice(layout.yamlStart, layout.yamlEnd);
+  let repaired = false;
+
+  let parsed = parseYamlMapping(raw, {}, 1);
+  if (!parsed.ok && parsed.code === 'duplicate_key') {
+    const retry = parseYamlMapping(raw, { allowDuplicateKeys: true }, 1);
+    if (retry.ok) warnings.push(`${parsed.message}; the last value was used`);
+    parsed = retry;
+  }
+  if (!parsed.ok && parsed.code === 'yaml_error') {
+    const original = parsed;
+    const fix = repairFrontmatterYaml(raw);
+    if (fix.repairs.length > 0) {
+      const retry = parseYamlMapping(fix.text, { allowDuplicateKeys: true }, 1);
+      if (retry.ok) {
+        repaired = true;
+        warnings.push(`frontmatter YAML was invalid (${original.message}); loaded after repair: ${fix.repairs.join('; ')}`);
+        parsed = retry;
+      }
+    }
+    if (!parsed.ok) {
+      return { ok: false, code: 'yaml_error', message: `SKILL.md frontmatter is not valid YAML: ${original.message}` };
+    }
+  }
+  if (!parsed.ok) return { ok: false, code: parsed.code, message: `SKILL.md: ${parsed.message}` };
+  const frontmatter = parsed.value;
+
+  const rawDescription = frontmatter.description;
+  const descriptionText = readScalarText(rawDescription);
+  if (descriptionText === undefined || descriptionText.trim() === '') {
+    return {
+      ok: false,
+      code: 'missing_description',
+      message: 'SKILL.md has no description: add a non-empty `description:` to the frontmatter (it tells the agent when to use the skill)',
+    };
+  }
+  if (typeof rawDescription !== 'string') warnings.push('description is not text; it was converted to text');
+  const description = descriptionText.trim();
+  if (description.length > MAX_DESCRIPTION_LENGTH) {
+    warnings.push(`description is ${description.length} characters (limit ${MAX_DESCRIPTION_LENGTH})`);
+  }
+
+  let name = readName(frontmatter);
+  if (name === undefined) {
+    name = folderName;
+    warnings.push(`frontmatter has no name; using the folder name '${folderName}'`);
+  } else {
+    if (typeof frontmatter.name !== 'string') warnings.push('name is not text; it was converted to text');
+    if (name.normalize('NFKC') !== folderName.normalize('NFKC')) {
+      warnings.push(`name '${name}' differs from its folder '${folderName}'`);
+    }
+  }
+  if (name.length > MAX_NAME_LENGTH) warnings.push(`name is ${name.length} characters (limit ${MAX_NAME_LENGTH})`);
+  if (!VALID_NAME_RE.test(name)) {
+    warnings.push(`name '${name}' uses characters outside lowercase letters, digits, '.', '_' and '-'`);
+  }
+
+  return {
+    ok: true,
+    name,
+    description,
+    frontmatter,
+    body: content.slice(layout.bodyOffset),
+    bodyOffset: layout.bodyOffset,
+    warnings,
+    repaired,
+  };
+}
