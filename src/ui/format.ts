@@ -1,0 +1,24 @@
+/** Small display helpers shared by views. */
+
+const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'] as const;
+
+/** 1536 → "1.5 KB"; decimal-free below 10 of a unit is too coarse, above it too noisy. */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return 'unknown';
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  const digits = unit === 0 || value >= 10 ? 0 : 1;
+  return `${value.toFixed(digits)} ${UNITS[unit]}`;
+}
+
+/** Share of quota in use, as a whole percent ("< 1%" for tiny non-zero usage). */
+export function formatShare(usage: number, quota: number): string {
+  if (!(quota > 0) || usage < 0) return 'unknown';
+  const percent = (usage / quota) * 100;
+  if (usage > 0 && percent < 1) return '< 1%';
+  return `${Math.round(percent)}%`;
+}

@@ -1,0 +1,93 @@
+/** Settings shape, defaults and provider presets. Plain TypeScript: no runes, no DOM. */
+
+export type ProviderKind = 'openai-compatible' | 'webgpu';
+export type ThemeChoice = 'system' | 'light' | 'dark';
+
+export interface ProviderPreset {
+  id: string;
+  label: string;
+  baseUrl: string;
+}
+
+export const PROVIDER_KINDS: readonly { id: ProviderKind; label: string }[] = [
+  { id: 'openai-compatible', label: 'OpenAI-compatible' },
+  { id: 'webgpu', label: 'In-browser (WebGPU)' },
+];
+
+export const CUSTOM_PRESET = 'custom';
+
+export const PRESETS: readonly ProviderPreset[] = [
+  { id: 'ollama', label: 'Ollama', baseUrl: 'http://localhost:11434/v1' },
+  { id: 'lm-studio', label: 'LM Studio', baseUrl: 'http://localhost:1234/v1' },
+  { id: 'llama-cpp', label: 'llama.cpp server', baseUrl: 'http://localhost:8080/v1' },
+  { id: 'openai', label: 'OpenAI', baseUrl: 'https://api.openai.com/v1' },
+  { id: 'openrouter', label: 'OpenRouter', baseUrl: 'https://openrouter.ai/api/v1' },
+  { id: CUSTOM_PRESET, label: 'Custom', baseUrl: '' },
+];
+
+export const THEME_CHOICES: readonly { id: ThemeChoice; label: string }[] = [
+  { id: 'system', label: 'Match the system' },
+  { id: 'light', label: 'Light' },
+  { id: 'dark', label: 'Dark' },
+];
+
+export interface KnackSettings {
+  provider: ProviderKind;
+  baseUrl: string;
+  /** Sent only to `baseUrl`; never exported unless the user asks (SPEC §12.1). */
+  apiKey: string;
+  model: string;
+  theme: ThemeChoice;
+}
+
+export const DEFAULT_SETTINGS: Readonly<KnackSettings> = Object.freeze({
+  provider: 'openai-compatible',
+  baseUrl: 'http://localhost:11434/v1',
+  apiKey: '',
+  model: '',
+  theme: 'system',
+});
+
+/** The preset whose URL matches (ignoring a trailing slash), or custom. */
+export function presetForUrl(baseUrl: string): string {
+  const trimmed = baseUrl.trim().replace(/\/+$/, '');
+  return PRESETS.find((preset) => preset.id !== CUSTOM_PRESET && preset.baseUrl === trimmed)?.id ?? CUSTOM_PRESET;
+}
+
+function pick<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
+  return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
+}
+
+function text(value: unknown, fallback: string): string {
+  return typeof value === 'string' ? value : fallback;
+}
+
+/**
+ * Turns whatever was stored (older shapes, hand edits, nothing at all) into valid settings,
+ * keeping every field that is usable so one bad field never wipes the rest.
+ */
+export function normalizeSettings(raw: unknown): KnackSettings {
+  const source = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+  return {
+    provider: pick(source.provider, PROVIDER_KINDS.map((kind) => kind.id), DEFAULT_SETTINGS.provider),
+    baseUrl: text(source.baseUrl, DEFAULT_SETTINGS.baseUrl),
+    apiKey: text(source.apiKey, DEFAULT_SETTINGS.apiKey),
+    model: text(source.model, DEFAULT_SETTINGS.model),
+    theme: pick(source.theme, THEME_CHOICES.map((choice) => choice.id), DEFAULT_SETTINGS.theme),
+  };
+}
+
+/** A message for the Base URL field, or null when it is usable. */
+export function baseUrlProblem(settings: Pick<KnackSettings, 'provider' | 'baseUrl'>): string | null {
+  if (settings.provider !== 'openai-compatible') return null;
+  const value = settings.baseUrl.trim();
+  if (value === '') return 'Enter the server address, for example http://localhost:11434/v1.';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'This is not a full address. Start it with http:// or https://.';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'The address must start with http:// or https://.';
+  return null;
+}
