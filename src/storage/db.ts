@@ -1,0 +1,191 @@
+/**
+ * The IndexedDB database `knack`: schema, additive migrations, and opening.
+ *
+ * Stores (SPEC §3.2). "inline" = the key is a property of the record; "out-of-line" = the
+ * key is given with each put, which is how RecordStore (idbRecordStore.ts) uses a store.
+ *
+ * | store        | key                                   | indexes                                  | holds |
+ * |--------------|---------------------------------------|------------------------------------------|-------|
+ * | sessions     | inline `id`                           | `byUpdated` (updatedAt)                  | one record per chat session |
+ * | messages     | inline `id`                           | `bySessionSeq` ([sessionId, seq], unique) | one record per message, never a per-session blob |
+ * | usage        | out-of-line: skill name               | —                                        | counters, timestamps, created_by, state, pinned, verification |
+ * | ledger       | out-of-line: entry id (time-ordered)  | `bySkill` (skill), `byTime` (at)         | append-only audit entries |
+ * | blobs        | out-of-line: content hash             | —                                        | file versions for rollback |
+ * | pending      | out-of-line: pending-write id         | —                                        | writes awaiting approval |
+ * | verdicts     | out-of-line: verdict id               | `bySkill` (skill)                        | gate results with evidence |
+ * | replays      | out-of-line: (case, model, prompt) key | —                                       | cached model outputs for the gate |
+ * | settings     | out-of-line: setting name             | —                                        | user settings |
+ * | journal      | out-of-line: intent id                | —                                        | unfinished multi-file operations (journal.ts) |
+ * | index        | out-of-line: "snapshot", "manifest"…  | —                                        | skill-index snapshot with its generation |
+ * | searchIndex  | out-of-line: chunk key                | —                                        | serialized session-search index |
+ *
+ * Migrations are additive: each one may create stores and indexes and transform records,
+ * but never delete a store or an index (a newer tab must not destroy what an older tab
+ * still reads). `openKnackDb` checks this and aborts an upgrade that breaks the rule.
+ */
+import {
+  type DBSchema,
+  type IDBPDatabase,
+  type IDBPTransaction,
+  openDB,
+} from 'idb';
+import { isQuotaError, toStorageFullError } from './quota';
+
+export const KNACK_DB_NAME = 'knack';
+
+export interface SessionRecord {
+  id: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  [field: string]: unknown;
+}
+
+export interface MessageRecord {
+  id: string;
+  sessionId: string;
+  /** Position in the session, 0-based; unique per session. */
+  seq: number;
+  role: string;
+  [field: string]: unknown;
+}
+
+export interface KnackSchema extends DBSchema {
+  sessions: { key: string; value: SessionRecord; indexes: { byUpdated: number } };
+  messages: { key: string; value: MessageRecord; indexes: { bySessionSeq: [string, number] } };
+  usage: { key: string; value: unknown };
+  ledger: { key: string; value: unknown; indexes: { bySkill: string; byTime: number } };
+  blobs: { key: string; value: unknown };
+  pending: { key: string; value: unknown };
+  verdicts: { key: string; value: unknown; indexes: { bySkill: string } };
+  replays: { key: string; value: unknown };
+  settings: { key: string; value: unknown };
+  journal: { key: string; value: unknown };
+  index: { key: string; value: unknown };
+  searchIndex: { key: string; value: unknown };
+}
+
+export type KnackStoreName = keyof KnackSchema & string;
+export type KnackDb = IDBPDatabase<KnackSchema>;
+
+/** Stores that hold records with out-of-line keys, usable through RecordStore. */
+export const RECORD_STORE_NAMES = [
+  'usage',
+  'ledger',
+  'blobs',
+  'pending',
+  'verdicts',
+  'replays',
+  'settings',
+  'journal',
+  'index',
+  'searchIndex',
+] as const satisfies readonly KnackStoreName[];
+export type RecordStoreName = (typeof RECORD_STORE_NAMES)[number];
+
+export type UpgradeTransaction = IDBPTransaction<unknown, string[], 'versionchange'>;
+
+export interface Migration {
+  /** The schema version this migration produces; versions run 1, 2, 3… without gaps. */
+  version: number;
+  description: string;
+  /** Runs inside the upgrade transaction; may await IDB requests on `tx`, nothing else. */
+  apply(db: IDBPDatabase<unknown>, tx: UpgradeTransaction): void | Promise<void>;
+}
+
+export const KNACK_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'initial schema',
+    apply(db) {
+      db.createObjectStore('sessions', { keyPath: 'id' }).createIndex('byUpdated', 'updatedAt');
+      db.createObjectStore('messages', { keyPath: 'id' }).createIndex('bySessionSeq', ['sessionId', 'seq'], {
+        unique: true,
+      });
+      const ledger = db.createObjectStore('ledger');
+      ledger.createIndex('bySkill', 'skill');
+      ledger.createIndex('byTime', 'at');
+      db.createObjectStore('verdicts').createIndex('bySkill', 'skill');
+      for (const name of ['usage', 'blobs', 'pending', 'replays', 'settings', 'journal', 'index', 'searchIndex']) {
+        db.createObjectStore(name);
+      }
+    },
+  },
+];
+
+export function validateMigrations(migrations: readonly Migration[]): void {
+  migrations.forEach((migration, i) => {
+    if (migration.version !== i + 1) {
+      throw new Error(`Migration #${i} has version ${migration.version}; expected ${i + 1} (no gaps, ascending)`);
+    }
+  });
+  if (migrations.length === 0) throw new Error('At least one migration is needed');
+}
+
+export interface OpenKnackDbOptions {
+  name?: string;
+  migrations?: readonly Migration[];
+  /**
+   * Another tab wants to upgrade the schema. The connection is closed so it can; the app
+   * should then ask the user to reload.
+   */
+  onVersionChange?: () => void;
+}
+
+/** Opens (creating or upgrading) the database. Quota failures become StorageFullError. */
+export async function openKnackDb(options: OpenKnackDbOptions = {}): Promise<KnackDb> {
+  const migrations = options.migrations ?? KNACK_MIGRATIONS;
+  validateMigrations(migrations);
+  const version = migrations[migrations.length - 1]!.version;
+  try {
+    const db = await openDB<unknown>(options.name ?? KNACK_DB_NAME, version, {
+      upgrade(database, oldVersion, _newVersion, transaction) {
+        void runMigrations(database, transaction as unknown as UpgradeTransaction, migrations, oldVersion);
+      },
+      blocking() {
+        db.close();
+        options.onVersionChange?.();
+      },
+      blocked(currentVersion) {
+        console.warn(`[knack] database upgrade waits for other tabs still on version ${currentVersion}`);
+      },
+    });
+    return db as unknown as KnackDb;
+  } catch (err) {
+    if (isQuotaError(err, { duringWrite: true })) throw await toStorageFullError(err, 'the database');
+    throw err;
+  }
+}
+
+async function runMigrations(
+  db: IDBPDatabase<unknown>,
+  tx: UpgradeTransaction,
+  migrations: readonly Migration[],
+  oldVersion: number,
+): Promise<void> {
+  const before = schemaShape(db, tx);
+  try {
+    for (const migration of migrations) {
+      if (migration.version > oldVersion) await migration.apply(db, tx);
+    }
+    const after = schemaShape(db, tx);
+    for (const [store, indexes] of before) {
+      const kept = after.get(store);
+      if (!kept) throw new Error(`A migration deleted the store "${store}"; migrations must be additive`);
+      for (const index of indexes) {
+        if (!kept.has(index)) throw new Error(`A migration deleted the index "${store}.${index}"; migrations must be additive`);
+      }
+    }
+  } catch (err) {
+    console.error('[knack] database migration failed; the upgrade is rolled back', err);
+    tx.abort();
+  }
+}
+
+function schemaShape(db: IDBPDatabase<unknown>, tx: UpgradeTransaction): Map<string, Set<string>> {
+  const shape = new Map<string, Set<string>>();
+  for (const store of Array.from(db.objectStoreNames)) {
+    shape.set(store, new Set(Array.from(tx.objectStore(store).indexNames)));
+  }
+  return shape;
+}

@@ -1,0 +1,30 @@
+/**
+ * LockManager on the Web Locks API (`navigator.locks`), shared by tabs and workers of the
+ * origin. Every read-modify-write of a skill or of the memory files runs under its lock
+ * (SPEC §3.3 inv. 3): two writable streams on one OPFS file otherwise race silently and
+ * the last close wins.
+ */
+import type { LockManager } from './fileStore';
+
+/** Lock key of one skill's files, usage and index entry. */
+export function skillLockKey(name: string): string {
+  return `skill:${name}`;
+}
+
+/** Lock key of memories/MEMORY.md and memories/USER.md. */
+export const MEMORY_LOCK_KEY = 'memory';
+
+export class WebLockManager implements LockManager {
+  constructor(private readonly locks: globalThis.LockManager = navigator.locks) {}
+
+  /**
+   * Runs `fn` holding the exclusive lock `key`. An abort while waiting rejects with the
+   * signal's AbortError and `fn` never runs; an abort after the lock is granted is up to `fn`.
+   */
+  async withLock<T>(key: string, fn: () => Promise<T>, options: { signal?: AbortSignal } = {}): Promise<T> {
+    const { signal } = options;
+    signal?.throwIfAborted();
+    // request() resolves with the callback's value; the cast restores the type it loses.
+    return (await this.locks.request(key, { mode: 'exclusive', signal }, () => fn())) as T;
+  }
+}
