@@ -1,0 +1,53 @@
+/**
+ * Playwright `test` with a `scripted` fixture: a fresh scripted OpenAI-compatible server
+ * (tests/fixtures/scriptedServer.ts) per test, closed after it. Browser tests import
+ * `test` and `expect` from here instead of '@playwright/test'.
+ *
+ *   import { test, expect } from './fixtures';
+ *   test('streams a reply', async ({ page, scripted }) => {
+ *     scripted.script({ text: 'Hello from the model' });
+ *     // point the app's Base URL at scripted.baseUrl, send a message, assert…
+ *   });
+ *
+ * Start-up options (CORS mode, models, turns) per file or describe block:
+ *   test.use({ scriptedOptions: { cors: 'refuse' } });
+ */
+import { test as base, expect } from '@playwright/test';
+import { startScriptedServer, type ScriptedServer, type ScriptedServerOptions } from '../fixtures/scriptedServer';
+
+export interface ScriptedFixtures {
+  /** Options passed to startScriptedServer; override with test.use({ scriptedOptions }). */
+  scriptedOptions: ScriptedServerOptions;
+  scripted: ScriptedServer;
+}
+
+export const test = base.extend<ScriptedFixtures>({
+  scriptedOptions: [{}, { option: true }],
+  scripted: async ({ scriptedOptions }, use, testInfo) => {
+    const server = await startScriptedServer(scriptedOptions);
+    try {
+      await use(server);
+    } finally {
+      // On failure, the request log is the first thing one wants to see.
+      if (testInfo.status !== testInfo.expectedStatus) {
+        const log = server.requests.map(({ seq, method, path, status, aborted, served, body }) => ({
+          seq,
+          method,
+          path,
+          status,
+          aborted,
+          served,
+          body,
+        }));
+        await testInfo.attach('scripted-server-requests.json', {
+          body: JSON.stringify(log, null, 2),
+          contentType: 'application/json',
+        });
+      }
+      await server.close();
+    }
+  },
+});
+
+export { expect };
+export type { ScriptedServer, ScriptedServerOptions };
