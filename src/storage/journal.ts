@@ -1,0 +1,312 @@
+/**
+ * The intent journal: multi-file operations that end all-or-nothing (SPEC §3.3 inv. 2).
+ *
+ * Chromium cannot move directories, so a skill cannot be swapped as a whole. Instead an
+ * operation is written down before it starts and made durable in three phases:
+ *
+ *   1. staging   — the intent (paths only) is recorded; each new content is written to a
+ *                  staged temp file next to its target, and each file that will be replaced
+ *                  or deleted is copied to a backup temp file (the undo information).
+ *                  No target file has changed yet.
+ *   2. committed — the intent is re-recorded as committed. From here on the operation will
+ *                  happen: steps are applied in the order given (staged file moved onto its
+ *                  target, deletions, tree removals), so callers list supporting files first
+ *                  and SKILL.md last when creating, and SKILL.md first when deleting.
+ *   3. done      — backups are removed and the intent record is deleted.
+ *
+ * `recover()` (run at start-up) finishes every intent whose writer is gone: a staging intent
+ * is dropped (its temp files deleted; targets were never touched), a committed one is rolled
+ * forward (a staged file that is gone has already been moved into place), and if rolling
+ * forward fails for good it is undone from the backups (state `undoing`, which is also
+ * resumable). Then stray temp files are swept. Any interruption therefore ends, after
+ * recovery, with either every target at its old content or every target at its new one.
+ *
+ * The journal holds no lock of its own on the targets: callers run it inside the lock of
+ * what they change (e.g. `skill:<name>`). It works on the FileStore and RecordStore
+ * interfaces, so it runs the same on OPFS + IndexedDB and in unit tests on memory stores.
+ */
+import { type FileData, type FileStore, type LockManager } from './fileStore';
+import { type Liveness, randomId } from './liveness';
+import type { RecordStore } from './recordStore';
+import { isQuotaError, toStorageFullError } from './quota';
+import { sweepTempFiles, tempPathFor } from './tempFiles';
+
+/** One change of a journaled operation. */
+export type JournalOp =
+  | { op: 'write'; path: string; data: FileData }
+  | { op: 'delete'; path: string }
+  /** Removes a directory; applied only when rolling forward, it has no undo (list its files as deletes first). */
+  | { op: 'deleteTree'; path: string };
+
+export interface IntentStep {
+  op: JournalOp['op'];
+  path: string;
+  /** write: the temp file holding the new content. */
+  staged?: string;
+  /** write/delete: the temp file holding the previous content. */
+  backup?: string;
+  /** write/delete: whether the target existed before (known once staging is complete). */
+  existed?: boolean;
+}
+
+export type IntentState = 'staging' | 'committed' | 'undoing';
+
+export interface IntentRecord {
+  id: string;
+  /** What the operation is, e.g. "skill-create", "import", "archive". */
+  kind: string;
+  /** Liveness id of the context that runs it; recovery leaves live owners alone. */
+  owner: string;
+  createdAt: number;
+  state: IntentState;
+  steps: IntentStep[];
+  /** Caller's notes (skill name, ledger entry id…), kept for diagnosis. */
+  meta?: unknown;
+}
+
+export interface RunOptions {
+  meta?: unknown;
+  /**
+   * Test hook: stop as if the page died right after this many durable actions (0 = before
+   * the intent is recorded). Durable actions are, in order: record the intent, each staged
+   * write and backup copy, record the commit, each applied step, finish.
+   * The run rejects with SimulatedCrash and leaves everything for `recover()`.
+   */
+  failAfterStep?: number;
+}
+
+export interface RecoveryReport {
+  rolledForward: string[];
+  rolledBack: string[];
+  /** Intents left for a later start because their owner is still alive. */
+  skippedLive: string[];
+  failed: { id: string; error: string }[];
+  sweptTempFiles: string[];
+}
+
+export class SimulatedCrash extends Error {
+  override readonly name = 'SimulatedCrash';
+}
+
+const RECOVERY_LOCK_KEY = 'knack:recovery';
+
+export interface JournalOptions {
+  files: FileStore;
+  intents: RecordStore<IntentRecord>;
+  liveness: Liveness;
+  /** Serialises recovery between tabs; optional where only one context exists. */
+  locks?: LockManager;
+}
+
+export class Journal {
+  private readonly files: FileStore;
+  private readonly intents: RecordStore<IntentRecord>;
+  private readonly liveness: Liveness;
+  private readonly locks?: LockManager;
+  private readonly running = new Set<string>();
+
+  constructor(options: JournalOptions) {
+    this.files = options.files;
+    this.intents = options.intents;
+    this.liveness = options.liveness;
+    this.locks = options.locks;
+  }
+
+  /**
+   * Runs `ops` all-or-nothing. Resolves with the intent id once every step is applied.
+   * A failure before the commit point leaves the targets untouched (and a quota failure
+   * becomes StorageFullError); a failure after it is rolled forward at once when possible,
+   * else by the next `recover()`.
+   */
+  async run(kind: string, ops: JournalOp[], options: RunOptions = {}): Promise<string> {
+    checkOps(ops);
+    const id = `${Date.now().toString(36).padStart(9, '0')}${randomId(8)}`;
+    const owner = this.liveness.self;
+    const steps: IntentStep[] = ops.map((op, i) => ({
+      op: op.op,
+      path: op.path,
+      ...(op.op === 'write' ? { staged: tempPathFor(op.path, owner, `${id}n${i}`) } : {}),
+      ...(op.op !== 'deleteTree' ? { backup: tempPathFor(op.path, owner, `${id}b${i}`) } : {}),
+    }));
+    const record: IntentRecord = { id, kind, owner, createdAt: Date.now(), state: 'staging', steps, meta: options.meta };
+    const tempPaths = steps.flatMap((s) => [s.staged, s.backup].filter((p): p is string => p !== undefined));
+
+    let durableActions = 0;
+    const checkpoint = () => {
+      if (options.failAfterStep !== undefined && durableActions >= options.failAfterStep) {
+        throw new SimulatedCrash(`simulated crash after ${durableActions} durable actions of intent ${id}`);
+      }
+      durableActions += 1;
+    };
+
+    this.running.add(id);
+    tempPaths.forEach((p) => this.liveness.markInUse(p));
+    let committed = false;
+    try {
+      checkpoint();
+      await this.intents.put(id, record);
+
+      for (const [i, op] of ops.entries()) {
+        const step = steps[i]!;
+        if (op.op === 'deleteTree') continue;
+        if (op.op === 'write') {
+          checkpoint();
+          await this.files.write(step.staged!, op.data);
+        }
+        const previous = await this.files.read(op.path);
+        step.existed = previous !== null;
+        if (previous !== null) {
+          checkpoint();
+          await this.files.write(step.backup!, previous);
+        }
+      }
+
+      checkpoint();
+      await this.intents.put(id, { ...record, state: 'committed' });
+      committed = true;
+
+      for (const step of steps) {
+        checkpoint();
+        await this.applyStep(step);
+      }
+
+      checkpoint();
+      await this.finish({ ...record, state: 'committed' });
+      return id;
+    } catch (err) {
+      if (err instanceof SimulatedCrash) throw err;
+      throw await this.afterFailure({ ...record, state: committed ? 'committed' : 'staging' }, err);
+    } finally {
+      this.running.delete(id);
+      tempPaths.forEach((p) => this.liveness.release(p));
+    }
+  }
+
+  /** Intents recorded and not finished (any owner). */
+  async unfinished(): Promise<IntentRecord[]> {
+    return this.intents.getAll();
+  }
+
+  /**
+   * Completes or undoes every unfinished intent whose owner is gone, then sweeps stray temp
+   * files. Safe to call at any time and from several tabs at once.
+   */
+  async recover(): Promise<RecoveryReport> {
+    const work = () => this.recoverNow();
+    return this.locks ? this.locks.withLock(RECOVERY_LOCK_KEY, work) : work();
+  }
+
+  private async recoverNow(): Promise<RecoveryReport> {
+    const report: RecoveryReport = { rolledForward: [], rolledBack: [], skippedLive: [], failed: [], sweptTempFiles: [] };
+    const live = await this.liveness.liveOwners();
+    for (const intent of await this.intents.getAll()) {
+      const ownerAlive = intent.owner === this.liveness.self ? this.running.has(intent.id) : live.has(intent.owner);
+      if (ownerAlive) {
+        report.skippedLive.push(intent.id);
+        continue;
+      }
+      try {
+        const outcome = await this.settle(intent);
+        (outcome === 'forward' ? report.rolledForward : report.rolledBack).push(intent.id);
+      } catch (err) {
+        report.failed.push({ id: intent.id, error: String((err as Error)?.message ?? err) });
+      }
+    }
+    report.sweptTempFiles = await sweepTempFiles(this.files, this.liveness);
+    return report;
+  }
+
+  /** Brings one unfinished intent to an end state; says which way it went. */
+  private async settle(intent: IntentRecord): Promise<'forward' | 'back'> {
+    if (intent.state === 'staging') {
+      await this.discard(intent);
+      return 'back';
+    }
+    if (intent.state === 'committed') {
+      let current: IntentStep | undefined;
+      try {
+        for (current of intent.steps) await this.applyStep(current);
+        await this.finish(intent);
+        return 'forward';
+      } catch (err) {
+        // Tree removals come last and may have removed backups with the tree: past that
+        // point there is no undo, only another attempt at the next recovery.
+        if (current?.op === 'deleteTree') throw err;
+        console.warn(`[knack] intent ${intent.id} (${intent.kind}) cannot be completed; undoing it`, err);
+      }
+    }
+    await this.intents.put(intent.id, { ...intent, state: 'undoing' });
+    await this.undo(intent);
+    return 'back';
+  }
+
+  /** Applying a step twice is harmless, which is what makes roll-forward resumable. */
+  private async applyStep(step: IntentStep): Promise<void> {
+    if (step.op === 'write') {
+      // A staged file that is gone has been moved into place already: only the apply
+      // phase removes staged files of a committed intent, and the sweep runs after recovery.
+      if (await this.files.exists(step.staged!)) await this.files.move(step.staged!, step.path);
+    } else if (step.op === 'delete') {
+      await this.files.delete(step.path);
+    } else {
+      await this.files.deleteTree(step.path);
+    }
+  }
+
+  /** Restores every target to its content before the intent, in reverse order. */
+  private async undo(intent: IntentRecord): Promise<void> {
+    for (const step of [...intent.steps].reverse()) {
+      if (step.op === 'deleteTree') continue; // never applied before the point of no undo
+      if (step.existed) {
+        // A backup that is gone has been restored already (an earlier, interrupted undo).
+        if (await this.files.exists(step.backup!)) await this.files.move(step.backup!, step.path);
+      } else if (step.existed === false) {
+        await this.files.delete(step.path);
+      }
+    }
+    await this.discard(intent);
+  }
+
+  /** Deletes the intent's temp files and record (targets untouched). */
+  private async discard(intent: IntentRecord): Promise<void> {
+    for (const step of intent.steps) {
+      if (step.staged) await this.files.delete(step.staged);
+      if (step.backup) await this.files.delete(step.backup);
+    }
+    await this.intents.delete(intent.id);
+  }
+
+  private async finish(intent: IntentRecord): Promise<void> {
+    for (const step of intent.steps) if (step.backup) await this.files.delete(step.backup);
+    await this.intents.delete(intent.id);
+  }
+
+  /** In-process cleanup after a real (not simulated) failure; returns the error to throw. */
+  private async afterFailure(intent: IntentRecord, err: unknown): Promise<unknown> {
+    try {
+      if (intent.state === 'staging') {
+        await this.discard(intent);
+      } else {
+        await this.settle(intent);
+      }
+    } catch (cleanupErr) {
+      console.warn(`[knack] intent ${intent.id} is left for recovery at next start`, cleanupErr);
+    }
+    return isQuotaError(err, { duringWrite: true }) ? toStorageFullError(err, 'the change') : err;
+  }
+}
+
+function checkOps(ops: JournalOp[]): void {
+  if (ops.length === 0) throw new TypeError('A journaled operation needs at least one step');
+  const firstTree = ops.findIndex((op) => op.op === 'deleteTree');
+  if (firstTree >= 0 && ops.slice(firstTree).some((op) => op.op !== 'deleteTree')) {
+    throw new TypeError('deleteTree steps must come after every write and delete of the operation');
+  }
+  const seen = new Set<string>();
+  for (const op of ops) {
+    if (op.op !== 'deleteTree') {
+      if (seen.has(op.path)) throw new TypeError(`"${op.path}" appears twice in one journaled operation`);
+      seen.add(op.path);
+    }
+  }
+}

@@ -1,0 +1,254 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { type FileData, type FileEntry, type FileStore, TEMP_SUFFIX } from '../../src/storage/fileStore';
+import { Journal, type IntentRecord, type JournalOp, SimulatedCrash } from '../../src/storage/journal';
+import { FixedLiveness } from '../../src/storage/liveness';
+import { MemoryFileStore, MemoryLockManager } from '../../src/storage/memoryFileStore';
+import { MemoryRecordStore } from '../../src/storage/memoryRecordStore';
+import type { RecordStore } from '../../src/storage/recordStore';
+import { StorageFullError } from '../../src/storage/quota';
+
+/**
+ * Counts every mutating call on the file and record stores together and fails call number
+ * `failAt`. In "crash" mode every later call fails too (the context is dead, so no in-process
+ * cleanup can run); in "transient" mode only that one call fails.
+ */
+class FaultPlan {
+  calls = 0;
+  dead = false;
+  fired = false;
+  constructor(
+    readonly failAt: number,
+    readonly mode: 'crash' | 'transient',
+    readonly error: () => Error = () => new Error('injected fault'),
+  ) {}
+  mutation(): void {
+    if (this.dead) throw new Error('context is dead');
+    const n = this.calls++;
+    if (n === this.failAt) {
+      this.fired = true;
+      if (this.mode === 'crash') this.dead = true;
+      throw this.error();
+    }
+  }
+  access(): void {
+    if (this.dead) throw new Error('context is dead');
+  }
+}
+
+class FaultyFileStore implements FileStore {
+  constructor(
+    private readonly inner: FileStore,
+    private readonly plan: FaultPlan,
+  ) {}
+  async read(path: string) { this.plan.access(); return this.inner.read(path); }
+  async readText(path: string) { this.plan.access(); return this.inner.readText(path); }
+  async write(path: string, data: FileData) { this.plan.mutation(); return this.inner.write(path, data); }
+  async delete(path: string) { this.plan.mutation(); return this.inner.delete(path); }
+  async deleteTree(path: string) { this.plan.mutation(); return this.inner.deleteTree(path); }
+  async move(from: string, to: string) { this.plan.mutation(); return this.inner.move(from, to); }
+  async exists(path: string) { this.plan.access(); return this.inner.exists(path); }
+  async list(dir: string): Promise<FileEntry[]> { this.plan.access(); return this.inner.list(dir); }
+  async walk(dir: string) { this.plan.access(); return this.inner.walk(dir); }
+}
+
+class FaultyRecordStore<T> implements RecordStore<T> {
+  constructor(
+    private readonly inner: RecordStore<T>,
+    private readonly plan: FaultPlan,
+  ) {}
+  async get(key: string) { this.plan.access(); return this.inner.get(key); }
+  async put(key: string, value: T) { this.plan.mutation(); return this.inner.put(key, value); }
+  async delete(key: string) { this.plan.mutation(); return this.inner.delete(key); }
+  async getAll() { this.plan.access(); return this.inner.getAll(); }
+  async keys() { this.plan.access(); return this.inner.keys(); }
+  async clear() { this.plan.mutation(); return this.inner.clear(); }
+}
+
+const OLD = {
+  'skills/demo/SKILL.md': 'old skill',
+  'skills/demo/references/a.md': 'old a',
+  'skills/demo/scripts/gone.sh': 'old gone',
+  'skills/other/SKILL.md': 'untouched',
+};
+const NEW = {
+  'skills/demo/SKILL.md': 'new skill',
+  'skills/demo/references/a.md': 'new a',
+  'skills/demo/templates/b.md': 'new b',
+  'skills/other/SKILL.md': 'untouched',
+};
+// Supporting files first, SKILL.md last (a directory without SKILL.md is not a skill).
+const OPS: JournalOp[] = [
+  { op: 'write', path: 'skills/demo/references/a.md', data: 'new a' },
+  { op: 'write', path: 'skills/demo/templates/b.md', data: 'new b' },
+  { op: 'delete', path: 'skills/demo/scripts/gone.sh' },
+  { op: 'write', path: 'skills/demo/SKILL.md', data: 'new skill' },
+];
+
+async function seed(): Promise<{ files: MemoryFileStore; intents: MemoryRecordStore<IntentRecord> }> {
+  const files = new MemoryFileStore();
+  for (const [path, text] of Object.entries(OLD)) await files.write(path, text);
+  return { files, intents: new MemoryRecordStore<IntentRecord>() };
+}
+
+async function snapshot(files: FileStore): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const path of await files.walk('')) out[path] = (await files.readText(path))!;
+  return out;
+}
+
+/** Recovers as a fresh context would after a crash, then checks all-or-nothing. */
+async function recoverAndCheck(files: MemoryFileStore, intents: MemoryRecordStore<IntentRecord>) {
+  const journal = new Journal({ files, intents, liveness: new FixedLiveness('afterwards'), locks: new MemoryLockManager() });
+  const report = await journal.recover();
+  const state = await snapshot(files);
+  expect(Object.keys(state).filter((p) => p.endsWith(TEMP_SUFFIX))).toEqual([]);
+  expect(await intents.keys()).toEqual([]);
+  expect([OLD, NEW]).toContainEqual(state);
+  return { report, outcome: JSON.stringify(state) === JSON.stringify(NEW) ? 'new' : 'old' };
+}
+
+describe('Journal', () => {
+  // Recovery explains itself with console.warn; the assertions here are on the stores.
+  beforeEach(() => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+  });
+
+  it('applies a multi-file operation and leaves no trace', async () => {
+    const { files, intents } = await seed();
+    const journal = new Journal({ files, intents, liveness: new FixedLiveness('me') });
+    const id = await journal.run('skill-update', OPS);
+    expect(id).toMatch(/^[a-z0-9]+$/);
+    expect(await snapshot(files)).toEqual(NEW);
+    expect(await intents.keys()).toEqual([]);
+  });
+
+  for (const mode of ['crash', 'transient'] as const) {
+    it(`ends all-or-nothing when mutation k fails (${mode}), for every k`, async () => {
+      const outcomes = new Set<string>();
+      let k = 0;
+      for (; ; k++) {
+        const { files, intents } = await seed();
+        const plan = new FaultPlan(k, mode);
+        const journal = new Journal({
+          files: new FaultyFileStore(files, plan),
+          intents: new FaultyRecordStore(intents, plan),
+          liveness: new FixedLiveness('victim'),
+        });
+        const result = await journal.run('skill-update', OPS).then(
+          () => 'resolved',
+          () => 'rejected',
+        );
+        if (!plan.fired) {
+          expect(result).toBe('resolved');
+          expect(await snapshot(files)).toEqual(NEW);
+          break;
+        }
+        expect(result).toBe('rejected');
+        const { outcome } = await recoverAndCheck(files, intents);
+        outcomes.add(outcome);
+      }
+      // 1 intent + 3 staged writes + 2 backups + commit + 4 applies + cleanup: ≥ 12 fault points.
+      expect(k).toBeGreaterThanOrEqual(12);
+      expect([...outcomes].sort()).toEqual(['new', 'old']);
+    });
+  }
+
+  it('ends all-or-nothing when failAfterStep stops it at every durable action', async () => {
+    const outcomes: string[] = [];
+    for (let step = 0; ; step++) {
+      const { files, intents } = await seed();
+      const journal = new Journal({ files, intents, liveness: new FixedLiveness('victim') });
+      const crashed = await journal.run('skill-update', OPS, { failAfterStep: step }).then(
+        () => false,
+        (err) => {
+          expect(err).toBeInstanceOf(SimulatedCrash);
+          return true;
+        },
+      );
+      if (!crashed) break;
+      outcomes.push((await recoverAndCheck(files, intents)).outcome);
+    }
+    // Before the commit record: old; from it on: new.
+    const firstNew = outcomes.indexOf('new');
+    expect(firstNew).toBeGreaterThan(0);
+    expect(outcomes.slice(0, firstNew).every((o) => o === 'old')).toBe(true);
+    expect(outcomes.slice(firstNew).every((o) => o === 'new')).toBe(true);
+  });
+
+  it('resumes an interrupted undo instead of rolling forward again', async () => {
+    const { files, intents } = await seed();
+    const journal = new Journal({ files, intents, liveness: new FixedLiveness('victim') });
+    // Crash after the first applied step, then make the undo itself die half-way.
+    await expect(journal.run('skill-update', OPS, { failAfterStep: 8 })).rejects.toBeInstanceOf(SimulatedCrash);
+    const [intent] = await intents.getAll();
+    expect(intent!.state).toBe('committed');
+    await intents.put(intent!.id, { ...intent!, state: 'undoing' });
+    const { outcome } = await recoverAndCheck(files, intents);
+    expect(outcome).toBe('old');
+  });
+
+  it('leaves the intent and temp files of a live writer alone', async () => {
+    const { files, intents } = await seed();
+    const writer = new Journal({ files, intents, liveness: new FixedLiveness('writer') });
+    await expect(writer.run('skill-update', OPS, { failAfterStep: 5 })).rejects.toBeInstanceOf(SimulatedCrash);
+    const temps = (await files.walk('')).filter((p) => p.endsWith(TEMP_SUFFIX));
+    expect(temps.length).toBeGreaterThan(0);
+
+    const otherTab = new Journal({ files, intents, liveness: new FixedLiveness('reader', ['writer']) });
+    const report = await otherTab.recover();
+    expect(report.skippedLive).toHaveLength(1);
+    expect(report.sweptTempFiles).toEqual([]);
+    expect((await files.walk('')).filter((p) => p.endsWith(TEMP_SUFFIX))).toEqual(temps);
+
+    // Once the writer is gone the same recovery finishes the job.
+    await recoverAndCheck(files, intents);
+  });
+
+  it('turns a quota failure while staging into StorageFullError and changes nothing', async () => {
+    const { files, intents } = await seed();
+    const quota = () => new DOMException('quota', 'QuotaExceededError');
+    const plan = new FaultPlan(2, 'transient', quota);
+    const journal = new Journal({
+      files: new FaultyFileStore(files, plan),
+      intents: new FaultyRecordStore(intents, plan),
+      liveness: new FixedLiveness('me'),
+    });
+    const err = await journal.run('import', OPS).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StorageFullError);
+    expect((err as Error).message).toMatch(/storage for Knack is full/);
+    expect(await snapshot(files)).toEqual(OLD);
+    expect(await intents.keys()).toEqual([]);
+  });
+
+  it('rejects operations it cannot make all-or-nothing', async () => {
+    const { files, intents } = await seed();
+    const journal = new Journal({ files, intents, liveness: new FixedLiveness('me') });
+    await expect(journal.run('x', [])).rejects.toThrow(/at least one step/);
+    await expect(
+      journal.run('x', [
+        { op: 'write', path: 'a', data: '1' },
+        { op: 'write', path: 'a', data: '2' },
+      ]),
+    ).rejects.toThrow(/twice/);
+    await expect(
+      journal.run('x', [
+        { op: 'deleteTree', path: 'skills/demo' },
+        { op: 'delete', path: 'skills/other/SKILL.md' },
+      ]),
+    ).rejects.toThrow(/deleteTree steps must come after/);
+    expect(await snapshot(files)).toEqual(OLD);
+  });
+
+  it('deletes a whole skill: files first, then the directory', async () => {
+    const { files, intents } = await seed();
+    const journal = new Journal({ files, intents, liveness: new FixedLiveness('me') });
+    await journal.run('skill-delete', [
+      { op: 'delete', path: 'skills/demo/SKILL.md' },
+      { op: 'delete', path: 'skills/demo/references/a.md' },
+      { op: 'delete', path: 'skills/demo/scripts/gone.sh' },
+      { op: 'deleteTree', path: 'skills/demo' },
+    ]);
+    expect(await snapshot(files)).toEqual({ 'skills/other/SKILL.md': 'untouched' });
+    expect(await files.exists('skills/demo')).toBe(false);
+  });
+});

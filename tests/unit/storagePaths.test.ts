@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { TEMP_SUFFIX, baseName, joinPath, parentOf, splitPath, toBytes } from '../../src/storage/fileStore';
+import { FixedLiveness } from '../../src/storage/liveness';
+import { MemoryFileStore } from '../../src/storage/memoryFileStore';
+import { isTempPath, sweepTempFiles, tempOwner, tempPathFor } from '../../src/storage/tempFiles';
+
+describe('path helpers', () => {
+  it('split, join, parent and base name', () => {
+    expect(splitPath('/skills//git/./SKILL.md')).toEqual(['skills', 'git', 'SKILL.md']);
+    expect(joinPath('skills/', '/git', 'SKILL.md')).toBe('skills/git/SKILL.md');
+    expect(parentOf('skills/git/SKILL.md')).toBe('skills/git');
+    expect(parentOf('SKILL.md')).toBe('');
+    expect(baseName('skills/git/SKILL.md')).toBe('SKILL.md');
+    expect(baseName('')).toBe('');
+    expect(toBytes('é')).toEqual(new Uint8Array([0xc3, 0xa9]));
+  });
+});
+
+describe('temp files', () => {
+  it('live next to their target and name their owner', () => {
+    const temp = tempPathFor('skills/git/SKILL.v2.md', 'ownerA', 'x1');
+    expect(temp).toBe(`skills/git/SKILL.v2.md.ownerA.x1${TEMP_SUFFIX}`);
+    expect(parentOf(temp)).toBe('skills/git');
+    expect(isTempPath(temp)).toBe(true);
+    expect(tempOwner(temp)).toBe('ownerA');
+    expect(tempOwner('skills/git/SKILL.md')).toBeNull();
+    expect(tempOwner(`x${TEMP_SUFFIX}`)).toBeNull();
+  });
+
+  it('the sweep spares live writers and in-flight files only', async () => {
+    const files = new MemoryFileStore();
+    const liveness = new FixedLiveness('me', ['otherTab']);
+    const paths = {
+      dead: tempPathFor('skills/a/SKILL.md', 'deadTab', 't1'),
+      live: tempPathFor('skills/a/SKILL.md', 'otherTab', 't2'),
+      mineIdle: tempPathFor('skills/b/SKILL.md', 'me', 't3'),
+      mineBusy: tempPathFor('skills/b/SKILL.md', 'me', 't4'),
+      anonymous: `memories/MEMORY.md${TEMP_SUFFIX}`,
+      real: 'skills/a/SKILL.md',
+    };
+    for (const path of Object.values(paths)) await files.write(path, 'x');
+    liveness.markInUse(paths.mineBusy);
+    const swept = await sweepTempFiles(files, liveness);
+    expect(swept).toEqual([paths.anonymous, paths.dead, paths.mineIdle].sort());
+    expect(await files.walk('')).toEqual([paths.live, paths.mineBusy, paths.real].sort());
+  });
+});
