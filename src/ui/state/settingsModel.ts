@@ -82,12 +82,7 @@ export function baseUrlProblem(settings: Pick<KnackSettings, 'provider' | 'baseU
   if (settings.provider !== 'openai-compatible') return null;
   const value = settings.baseUrl.trim();
   if (value === '') return 'Enter the server address, for example http://localhost:11434/v1.';
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'This is not a full address. Start it with http:// or https://.';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'The address must start with http:// or https://.';
-  return null;
+  // `new URL('localhost:11434')` parses with the scheme "localhost:", so check the scheme too.
+  const full = URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
+  return full ? null : 'Enter a full address starting with http:// or https://.';
 }

@@ -8,7 +8,11 @@ class StoragePanelState {
   busy = $state(false);
 
   refresh = async (): Promise<void> => {
-    this.status = await readStorageStatus();
+    try {
+      this.status = await readStorageStatus();
+    } catch {
+      this.status = { usage: null, quota: null, persisted: null }; // shown as "not reported"
+    }
   };
 
   requestPersistence = async (): Promise<void> => {
@@ -17,7 +21,7 @@ class StoragePanelState {
       const granted = await requestPersistentStorage();
       this.requestResult = granted
         ? 'The browser will keep Knack’s data even when space runs low.'
-        : 'The browser declined for now. Browsers grant this to sites you use often or install; Knack will ask again on its next write.';
+        : 'The browser declined for now. Browsers usually grant this to sites you use often or install as an app.';
       await this.refresh();
     } finally {
       this.busy = false;

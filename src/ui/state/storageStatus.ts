@@ -1,7 +1,8 @@
+import { requestPersistenceOnce, storageStatus } from '../../storage/persistence';
+
 /**
- * Reads how much the origin stores and whether the browser promised to keep it.
- * A small local stand-in: when `src/storage/persistence.ts` (storageStatus) lands,
- * these two functions become re-exports of it.
+ * The Storage panel's view of `src/storage/persistence.ts`: unknown figures become null
+ * so the panel can say "not reported" instead of showing "0 B of 0 B".
  */
 export interface StorageStatus {
   /** Bytes used by this origin, or null when the browser does not say. */
@@ -12,21 +13,18 @@ export interface StorageStatus {
 }
 
 export async function readStorageStatus(): Promise<StorageStatus> {
-  const storage = typeof navigator !== 'undefined' ? navigator.storage : undefined;
-  const [estimate, persisted] = await Promise.all([
-    storage?.estimate ? storage.estimate().catch(() => null) : Promise.resolve(null),
-    storage?.persisted ? storage.persisted().catch(() => null) : Promise.resolve(null),
-  ]);
+  const supported = typeof navigator !== 'undefined' && navigator.storage !== undefined;
+  if (!supported) return { usage: null, quota: null, persisted: null };
+  const status = await storageStatus();
+  const reported = status.quota > 0;
   return {
-    usage: estimate?.usage ?? null,
-    quota: estimate?.quota ?? null,
-    persisted,
+    usage: reported ? status.usage : null,
+    quota: reported ? status.quota : null,
+    persisted: status.persisted,
   };
 }
 
-/** Asks for persistent storage; the browser decides (headless Chromium says no). */
-export async function requestPersistentStorage(): Promise<boolean> {
-  const storage = typeof navigator !== 'undefined' ? navigator.storage : undefined;
-  if (!storage?.persist) return false;
-  return storage.persist().catch(() => false);
+/** Asks for persistent storage (once per page, shared with the storage layer's first-write request). */
+export function requestPersistentStorage(): Promise<boolean> {
+  return requestPersistenceOnce();
 }
