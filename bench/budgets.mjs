@@ -1,0 +1,46 @@
+// SPEC §17 budgets, checked against the bench results. Budgets are goals, tracked: a miss
+// is reported in the JSON, never a failure.
+//
+// `path` says where the measured figure sits in the results (dots for nesting); null means
+// no bench measures it yet. When you add a bench for a figure, fill in its path.
+export const budgets = [
+  { key: 'initialJsGzipKB', limit: 150, unit: 'KB', path: 'initialJsGzipKB', spec: 'initial JS, gzipped, without the web-llm chunk' },
+  { key: 'skillIndexSessionStart10k', limit: 50, unit: 'ms p50', path: null, spec: 'skill index at session start (from the snapshot), 10,000 skills' },
+  { key: 'skillIndexMemoryHit', limit: 1, unit: 'ms', path: null, spec: 'skill index, in-memory hit' },
+  { key: 'fullRescan1k', limit: 500, unit: 'ms', path: null, spec: 'full rescan from OPFS, 1,000 skills' },
+  { key: 'fullRescan10k', limit: 5000, unit: 'ms', path: null, spec: 'full rescan from OPFS, 10,000 skills' },
+  { key: 'indexUpdateAfterWrite10k', limit: 5, unit: 'ms', path: null, spec: 'index update after one skill write, 10,000 skills' },
+  { key: 'skillManageEndToEnd', limit: 15, unit: 'ms p50', path: null, spec: 'skill_manage create / patch end to end' },
+  { key: 'sessionSearch200k', limit: 20, unit: 'ms p95', path: null, spec: 'session_search over 200,000 messages' },
+  { key: 'fuzzyPatchWhitespace100k', limit: 10, unit: 'ms', path: null, spec: 'fuzzy patch on a 100,000-char SKILL.md, whitespace-only match' },
+  { key: 'fuzzyPatchNoMatch100k', limit: 10, unit: 'ms', path: null, spec: 'fuzzy patch on a 100,000-char SKILL.md, no match' },
+  { key: 'scanner100k', limit: 15, unit: 'ms', path: null, spec: 'scanner on a 100,000-char SKILL.md' },
+  { key: 'longTasksDuringReviewOrGate', limit: 0, unit: 'count', path: null, spec: 'main-thread long tasks (> 50 ms) during a review run or gate run' },
+  { key: 'offlineColdStart', limit: 1000, unit: 'ms', path: null, spec: 'offline cold start to usable chat input' },
+  { key: 'skillIndexTokens100', limit: 2500, unit: 'tokens', path: null, spec: 'skill index for 100 skills' },
+];
+
+function lookup(results, path) {
+  let value = results;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = value[part];
+  }
+  return value;
+}
+
+/** `{ key: { limit, unit, actual, met } }`; `met` is null when the figure is not measured. */
+export function checkBudgets(results) {
+  const out = {};
+  for (const budget of budgets) {
+    const actual = budget.path ? lookup(results, budget.path) : undefined;
+    const measured = typeof actual === 'number' && Number.isFinite(actual);
+    out[budget.key] = {
+      limit: budget.limit,
+      unit: budget.unit,
+      actual: measured ? actual : null,
+      met: measured ? actual <= budget.limit : null,
+    };
+  }
+  return out;
+}

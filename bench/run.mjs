@@ -1,0 +1,153 @@
+#!/usr/bin/env node
+// `npm run bench` (after `vite build`): measures SPEC §17 figures and prints ONE JSON object
+// on stdout. Everything else goes to stderr. Benchmarks never fail the test suite: a bench
+// that errors shows up as `{ "error": "…" }` in the JSON.
+//
+// Two kinds of bench (see bench/README.md):
+//   - Node benches (bench/node/*.mjs, listed in NODE_BENCHES below) read the build output.
+//   - In-page benches (bench/browser/*.bench.ts, plus bench/core/textBench.ts) run inside
+//     the built app in headless Debian Chromium. Node 20 can't import TypeScript, so Vite
+//     bundles bench/browser/entry.ts into one IIFE in memory, and the runner evaluates it in
+//     the app page, which publishes `globalThis.knackBench`. The benches therefore run where
+//     the budgets are defined: in Chromium, on the real OPFS and IndexedDB.
+//
+// Environment: KNACK_OUTDIR (default dist), KNACK_PORT (default 4176, apart from tests'
+// 4173), KNACK_BENCH (comma-separated bench names to run; default all),
+// KNACK_WAIT_MS (how long to wait for globalThis.knack; default 20000),
+// KNACK_BENCH_TIMEOUT_MS (per in-page bench; default 120000).
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, preview, runnerImport } from 'vite';
+import { chromium } from '@playwright/test';
+import { checkBudgets } from './budgets.mjs';
+import { initialJsGzip } from './node/initialJs.mjs';
+
+// stdout carries only the JSON. Vite, Playwright and stray console.log calls all go to stderr.
+const writeStdout = process.stdout.write.bind(process.stdout);
+process.stdout.write = (...args) => process.stderr.write(...args);
+console.log = console.info = console.debug = (...args) => console.error(...args);
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const outDir = path.resolve(root, process.env.KNACK_OUTDIR ?? 'dist');
+const port = Number(process.env.KNACK_PORT ?? 4176);
+const only = process.env.KNACK_BENCH ? new Set(process.env.KNACK_BENCH.split(',').map((name) => name.trim())) : null;
+const knackTimeoutMs = Number(process.env.KNACK_WAIT_MS ?? 20_000);
+const benchTimeoutMs = Number(process.env.KNACK_BENCH_TIMEOUT_MS ?? 120_000);
+
+/** Node benches: each returns an object whose keys are merged into the results. */
+const NODE_BENCHES = [{ name: 'initialJs', run: () => initialJsGzip(outDir) }];
+
+const log = (...args) => console.error('[bench]', ...args);
+const selected = (name) => !only || only.has(name);
+
+function errorMessage(error) {
+  // Playwright prefixes page errors ("page.evaluate: Error: …") and appends the page stack.
+  const first = String(error?.message ?? error).split('\n')[0];
+  return first.replace(/^page\.evaluate:\s*/, '').replace(/^Error:\s*/, '');
+}
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+async function bundleBrowserBenches() {
+  const output = await build({
+    root,
+    configFile: false,
+    logLevel: 'warn',
+    publicDir: false,
+    build: {
+      write: false,
+      minify: false,
+      target: 'es2022',
+      lib: {
+        entry: path.join(root, 'bench/browser/entry.ts'),
+        formats: ['iife'],
+        name: 'knackBenchBundle',
+        fileName: () => 'bench.js',
+      },
+    },
+  });
+  const chunks = (Array.isArray(output) ? output : [output]).flatMap((result) => result.output);
+  const entry = chunks.find((chunk) => chunk.type === 'chunk' && chunk.isEntry);
+  if (!entry) throw new Error('Vite produced no bench bundle');
+  return entry.code;
+}
+
+async function runBrowserBenches(results) {
+  const { module: playwrightConfig } = await runnerImport(path.join(root, 'playwright.config.ts'), {
+    configFile: false,
+    logLevel: 'silent',
+  });
+  const bundle = await bundleBrowserBenches();
+
+  const server = await preview({
+    root,
+    logLevel: 'warn',
+    build: { outDir },
+    preview: { port, strictPort: true, host: '127.0.0.1', open: false },
+  });
+  let browser;
+  try {
+    browser = await chromium.launch({ ...playwrightConfig.chromiumLaunch, headless: true });
+    results.meta.chromium = browser.version();
+    // Service workers would cache and intercept; benches measure the app's own storage path.
+    const context = await browser.newContext({ serviceWorkers: 'block' });
+    const page = await context.newPage();
+    page.on('pageerror', (error) => log('page error:', error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') log(`page ${message.type()}:`, message.text());
+    });
+    await page.goto(`http://127.0.0.1:${port}/`, { waitUntil: 'load' });
+    // Evaluated through the DevTools protocol, so the app's CSP (script-src 'self') allows it.
+    await page.evaluate(bundle);
+    const names = await page.evaluate(() => globalThis.knackBench.names());
+    for (const name of names.filter(selected)) {
+      const started = performance.now();
+      try {
+        results[name] = await withTimeout(
+          page.evaluate(([benchName, options]) => globalThis.knackBench.run(benchName, options), [name, { knackTimeoutMs }]),
+          benchTimeoutMs,
+          `bench ${name}`,
+        );
+      } catch (error) {
+        results[name] = { error: errorMessage(error) };
+      }
+      log(`${name}: ${Math.round(performance.now() - started)} ms`, JSON.stringify(results[name]));
+    }
+  } finally {
+    await browser?.close();
+    await server.close();
+  }
+}
+
+async function main() {
+  const results = { meta: { at: new Date().toISOString(), node: process.version, outDir: path.relative(root, outDir) || '.' } };
+  let failed = false;
+  for (const bench of NODE_BENCHES.filter((bench) => selected(bench.name))) {
+    try {
+      Object.assign(results, await bench.run());
+    } catch (error) {
+      results[bench.name] = { error: errorMessage(error) };
+    }
+  }
+  try {
+    await runBrowserBenches(results);
+  } catch (error) {
+    // The harness itself broke (no build, no Chromium, port taken): say so in the JSON too.
+    log(error?.stack ?? error);
+    results.harnessError = errorMessage(error);
+    failed = true;
+  }
+  results.budgets = checkBudgets(results);
+  writeStdout(`${JSON.stringify(results)}\n`);
+  process.exitCode = failed ? 1 : 0;
+}
+
+await main();
