@@ -14,6 +14,11 @@ export class IdbRecordStore<T> implements RecordStore<T> {
   constructor(
     db: IDBPDatabase<any>, // any: accepts the typed KnackDb as well as test databases
     readonly storeName: string,
+    /**
+     * 'strict' waits until the commit is on disk. The journal uses it: its records must be
+     * durable before the file moves they announce.
+     */
+    private readonly durability: IDBTransactionDurability = 'default',
   ) {
     this.db = db as IDBPDatabase<unknown>;
   }
@@ -54,7 +59,7 @@ export class IdbRecordStore<T> implements RecordStore<T> {
     body: (store: IDBPObjectStore<unknown, [string], string, 'readwrite'>) => Promise<unknown>,
   ): Promise<void> {
     try {
-      const tx = this.db.transaction(this.storeName, 'readwrite');
+      const tx = this.db.transaction(this.storeName, 'readwrite', { durability: this.durability });
       // Awaiting both: a request error rejects the first, a commit failure (quota) the second.
       await Promise.all([body(tx.store), tx.done]);
     } catch (err) {

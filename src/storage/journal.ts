@@ -191,12 +191,24 @@ export class Journal {
    * Completes or undoes every unfinished intent whose owner is gone, then sweeps stray temp
    * files. Safe to call at any time and from several tabs at once.
    */
-  async recover(): Promise<RecoveryReport> {
-    const work = () => this.recoverNow();
+  async recover(options: { sweep?: boolean } = {}): Promise<RecoveryReport> {
+    return this.underRecoveryLock(() => this.recoverNow(options.sweep ?? true));
+  }
+
+  /**
+   * Deletes temp files no live writer can publish. Separate from `recover` so start-up can
+   * settle intents (fast: one record read) before the UI needs the files, and walk OPFS
+   * for strays afterwards (slow on a large library). Strays are invisible to readers.
+   */
+  async sweep(): Promise<string[]> {
+    return this.underRecoveryLock(() => sweepTempFiles(this.files, this.liveness));
+  }
+
+  private underRecoveryLock<T>(work: () => Promise<T>): Promise<T> {
     return this.locks ? this.locks.withLock(RECOVERY_LOCK_KEY, work) : work();
   }
 
-  private async recoverNow(): Promise<RecoveryReport> {
+  private async recoverNow(sweep: boolean): Promise<RecoveryReport> {
     const report: RecoveryReport = { rolledForward: [], rolledBack: [], skippedLive: [], failed: [], sweptTempFiles: [] };
     const live = await this.liveness.liveOwners();
     for (const intent of await this.intents.getAll()) {
@@ -212,7 +224,7 @@ export class Journal {
         report.failed.push({ id: intent.id, error: String((err as Error)?.message ?? err) });
       }
     }
-    report.sweptTempFiles = await sweepTempFiles(this.files, this.liveness);
+    if (sweep) report.sweptTempFiles = await sweepTempFiles(this.files, this.liveness);
     return report;
   }
 

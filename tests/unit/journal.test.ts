@@ -58,6 +58,10 @@ class FaultyRecordStore<T> implements RecordStore<T> {
   ) {}
   async get(key: string) { this.plan.access(); return this.inner.get(key); }
   async put(key: string, value: T) { this.plan.mutation(); return this.inner.put(key, value); }
+  async putMany(entries: Iterable<[string, T]>) {
+    this.plan.mutation();
+    for (const [key, value] of entries) await this.inner.put(key, value);
+  }
   async delete(key: string) { this.plan.mutation(); return this.inner.delete(key); }
   async getAll() { this.plan.access(); return this.inner.getAll(); }
   async keys() { this.plan.access(); return this.inner.keys(); }
