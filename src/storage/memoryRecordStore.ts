@@ -11,6 +11,9 @@ export class MemoryRecordStore<T> implements RecordStore<T> {
   async put(key: string, value: T): Promise<void> {
     this.records.set(key, structuredClone(value));
   }
+  async putMany(entries: Iterable<[string, T]>): Promise<void> {
+    for (const [key, value] of entries) this.records.set(key, structuredClone(value));
+  }
   async delete(key: string): Promise<void> {
     this.records.delete(key);
   }

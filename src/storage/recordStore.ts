@@ -6,6 +6,8 @@
 export interface RecordStore<T> {
   get(key: string): Promise<T | undefined>;
   put(key: string, value: T): Promise<void>;
+  /** Several records in one transaction: all are stored or none. */
+  putMany(entries: Iterable<[string, T]>): Promise<void>;
   delete(key: string): Promise<void>;
   getAll(): Promise<T[]>;
   keys(): Promise<string[]>;
