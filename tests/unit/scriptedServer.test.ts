@@ -376,6 +376,7 @@ describe('stream quirks', () => {
     const response = await chat({ stream: true }, { signal: controller.signal });
     expect(response.status).toBe(200);
     expect(server.lastChat().firstByteAt).toBeGreaterThanOrEqual(server.lastChat().receivedAt);
+    expect(server.lastChat().firstEventAt).toBeUndefined();
     controller.abort();
     expect((await server.waitForAbort()).aborted).toBe(true);
   });
@@ -519,7 +520,8 @@ describe('request log', () => {
     expect(request.status).toBe(200);
     expect(request.aborted).toBe(false);
     expect(request.firstByteAt).toBeGreaterThanOrEqual(request.receivedAt);
-    expect(request.endedAt).toBeGreaterThanOrEqual(request.firstByteAt!);
+    expect(request.firstEventAt).toBeGreaterThanOrEqual(request.firstByteAt!);
+    expect(request.endedAt).toBeGreaterThanOrEqual(request.firstEventAt!);
     // Epoch milliseconds, so a page's performance.timeOrigin + now() can be compared with it.
     expect(Math.abs(request.receivedAt - Date.now())).toBeLessThan(60_000);
     expect(server.chatRequests()).toHaveLength(1);
