@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import { connectHeldResponder, finishReply } from './replyControl';
 
 // Runs against the production build (see playwright.config.ts); service workers stay blocked here.
 
@@ -9,6 +10,10 @@ async function openSettings(page: Page): Promise<void> {
 
 test.describe('app shell', () => {
   test('every SPEC §19 name that exists at this stage is reachable', async ({ page }) => {
+    const cspViolations: string[] = [];
+    page.on('console', (entry) => {
+      if (entry.type() === 'error' && /Content Security Policy/i.test(entry.text())) cspViolations.push(entry.text());
+    });
     await page.goto('/');
     const nav = page.getByRole('navigation', { name: 'Views' });
     for (const name of ['Chat', 'Skills', 'Memory', 'Activity']) {
@@ -34,6 +39,8 @@ test.describe('app shell', () => {
     await expect(page.getByLabel('Model')).toBeVisible();
     await expect(page.getByRole('button', { name: 'Save' })).toBeVisible();
     await expect(page.getByRole('button', { name: 'Request persistent storage' })).toBeVisible();
+    // The whole tour ran under index.html's CSP (no inline script) without a violation.
+    expect(cspViolations).toEqual([]);
   });
 
   test('every button, link and form field has an accessible name', async ({ page }) => {
@@ -84,6 +91,50 @@ test.describe('app shell', () => {
 
     await page.getByRole('button', { name: 'New chat' }).click();
     await expect(page.getByRole('heading', { name: 'Start a conversation' })).toBeVisible();
+  });
+
+  test('while a reply runs: Stop works, Send waits, the live region announces start and end only', async ({ page }) => {
+    await page.goto('/');
+    await connectHeldResponder(page);
+    const message = page.getByRole('textbox', { name: 'Message' });
+    const live = page.locator('[aria-live="polite"]');
+    const stop = page.getByRole('button', { name: 'Stop' });
+    const items = page.getByRole('list', { name: 'Messages' }).getByRole('listitem');
+
+    await message.fill('first question');
+    await message.press('Enter');
+    await expect(items.nth(1)).toContainText('Working on it');
+    await expect(stop).toBeEnabled();
+    await expect(live).toHaveText('Knack is replying.');
+    // The streamed text never goes into the live region.
+    await expect(live).not.toContainText('Working on it');
+    // A second message cannot start while the first reply runs.
+    await message.fill('too soon');
+    await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled();
+    await message.press('Enter');
+    await expect(items).toHaveCount(2);
+    await expect(message).toHaveValue('too soon');
+
+    await finishReply(page);
+    await expect(items.nth(1)).toContainText('Working on it — done.');
+    await expect(live).toHaveText('Reply finished.');
+    await expect(stop).toBeDisabled();
+
+    // Esc stops a running reply, and the reply is marked as stopped.
+    await message.press('Enter');
+    await expect(items).toHaveCount(4);
+    await expect(stop).toBeEnabled();
+    await message.press('Escape');
+    await expect(stop).toBeDisabled();
+    await expect(items.nth(3)).toContainText('Stopped');
+    await expect(live).toHaveText('Reply stopped.');
+
+    // And the Stop button does the same.
+    await message.fill('third');
+    await message.press('Enter');
+    await expect(stop).toBeEnabled();
+    await stop.click();
+    await expect(items.nth(5)).toContainText('Stopped');
   });
 
   test('navigation uses hash routes and back/forward', async ({ page }) => {

@@ -1,0 +1,24 @@
+import { chat } from './chat.svelte';
+
+/**
+ * `globalThis.knackUi`: the UI's console handle, next to the storage engine's `knack`.
+ * Browser tests use it to drive a reply without a model, and it lets a developer try the
+ * chat from DevTools:
+ *
+ *   knackUi.chat.connect(async function* () { yield 'Hello'; })   // a stand-in responder
+ *   knackUi.chat.isGenerating
+ *
+ * Once the agent connects itself at start-up this stays useful for inspection only.
+ */
+export interface KnackUiHandle {
+  chat: typeof chat;
+}
+
+declare global {
+  // eslint-disable-next-line no-var
+  var knackUi: KnackUiHandle | undefined;
+}
+
+export function exposeConsoleHandle(): void {
+  globalThis.knackUi = { chat };
+}
