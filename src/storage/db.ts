@@ -137,10 +137,11 @@ export async function openKnackDb(options: OpenKnackDbOptions = {}): Promise<Kna
   const migrations = options.migrations ?? KNACK_MIGRATIONS;
   validateMigrations(migrations);
   const version = migrations[migrations.length - 1]!.version;
+  const failure: { error?: unknown } = {};
   try {
     const db = await openDB<unknown>(options.name ?? KNACK_DB_NAME, version, {
       upgrade(database, oldVersion, _newVersion, transaction) {
-        void runMigrations(database, transaction as unknown as UpgradeTransaction, migrations, oldVersion);
+        void runMigrations(database, transaction as unknown as UpgradeTransaction, migrations, oldVersion, failure);
       },
       blocking() {
         db.close();
@@ -152,8 +153,18 @@ export async function openKnackDb(options: OpenKnackDbOptions = {}): Promise<Kna
     });
     return db as unknown as KnackDb;
   } catch (err) {
+    // Our own abort of a failed migration also surfaces as AbortError: it is not quota.
+    if (failure.error !== undefined) throw new MigrationError(failure.error);
     if (isQuotaError(err, { duringWrite: true })) throw await toStorageFullError(err, 'the database');
     throw err;
+  }
+}
+
+/** An upgrade was rolled back because a migration failed; the database keeps its old version. */
+export class MigrationError extends Error {
+  override readonly name = 'MigrationError';
+  constructor(cause: unknown) {
+    super(`The database upgrade failed and was rolled back: ${(cause as Error)?.message ?? String(cause)}`, { cause });
   }
 }
 
@@ -162,6 +173,7 @@ async function runMigrations(
   tx: UpgradeTransaction,
   migrations: readonly Migration[],
   oldVersion: number,
+  failure: { error?: unknown },
 ): Promise<void> {
   const before = schemaShape(db, tx);
   try {
@@ -178,6 +190,7 @@ async function runMigrations(
     }
   } catch (err) {
     console.error('[knack] database migration failed; the upgrade is rolled back', err);
+    failure.error = err;
     tx.abort();
   }
 }

@@ -1,0 +1,144 @@
+/**
+ * SPEC §3.2: a versioned schema with additive migrations. A populated version-1 database
+ * is upgraded by a test-only version-2 migration without losing a record, and a migration
+ * that would delete a store is refused with the data left as it was.
+ */
+import { expect, test } from '@playwright/test';
+import { openApp } from './storageHarness';
+
+test('the app database has the documented stores and indexes', async ({ page }) => {
+  await openApp(page);
+  const shape = await page.evaluate(() => {
+    const db = globalThis.knack!.db!;
+    const tx = db.transaction(Array.from(db.objectStoreNames), 'readonly');
+    return {
+      name: db.name,
+      version: db.version,
+      stores: Object.fromEntries(
+        Array.from(db.objectStoreNames).map((name) => {
+          const store = tx.objectStore(name);
+          return [name, { keyPath: store.keyPath, indexes: Array.from(store.indexNames) }];
+        }),
+      ),
+    };
+  });
+  expect(shape.name).toBe('knack');
+  expect(shape.version).toBe(1);
+  expect(shape.stores).toEqual({
+    blobs: { keyPath: null, indexes: [] },
+    index: { keyPath: null, indexes: [] },
+    journal: { keyPath: null, indexes: [] },
+    ledger: { keyPath: null, indexes: ['bySkill', 'byTime'] },
+    messages: { keyPath: 'id', indexes: ['bySessionSeq'] },
+    pending: { keyPath: null, indexes: [] },
+    replays: { keyPath: null, indexes: [] },
+    searchIndex: { keyPath: null, indexes: [] },
+    sessions: { keyPath: 'id', indexes: ['byUpdated'] },
+    settings: { keyPath: null, indexes: [] },
+    usage: { keyPath: null, indexes: [] },
+    verdicts: { keyPath: null, indexes: ['bySkill'] },
+  });
+});
+
+test('a populated v1 database upgrades to v2 without losing records', async ({ page }) => {
+  await openApp(page);
+  const result = await page.evaluate(async () => {
+    const k = globalThis.knack!;
+    const name = `knack-migration-test-${Date.now()}`;
+    const v1 = await k.openDb({ name, migrations: k.migrations });
+    const outOfLine = ['usage', 'ledger', 'blobs', 'pending', 'verdicts', 'replays', 'settings', 'journal', 'index', 'searchIndex'] as const;
+
+    // Populate every store through one transaction per store.
+    for (let s = 0; s < 5; s++) {
+      await v1.put('sessions', { id: `s${s}`, title: `Session ${s}`, createdAt: s, updatedAt: 100 + s });
+      for (let m = 0; m < 40; m++) {
+        await v1.put('messages', { id: `s${s}-m${m}`, sessionId: `s${s}`, seq: m, role: m % 2 ? 'assistant' : 'user', content: `message ${m} of ${s}` });
+      }
+    }
+    for (const store of outOfLine) {
+      for (let r = 0; r < 10; r++) await v1.put(store, { skill: `skill-${r % 3}`, at: r, payload: `${store}-${r}` }, `${store}-key-${r}`);
+    }
+    const dump = async (db: typeof v1) => {
+      const out: Record<string, [IDBValidKey, unknown][]> = {};
+      for (const store of ['sessions', 'messages', ...outOfLine] as const) {
+        const keys = await db.getAllKeys(store);
+        const values = await db.getAll(store);
+        out[store] = keys.map((key, i): [IDBValidKey, unknown] => [key, values[i]]);
+      }
+      return out;
+    };
+    const beforeUpgrade = await dump(v1);
+    v1.close();
+
+    // Test-only v2: a new store, a new index, and a data migration that only adds a field.
+    const v2Migration = {
+      version: 2,
+      description: 'test: attachments store, messages by role, sessions get a flag',
+      async apply(db: IDBPDatabaseLike, tx: UpgradeTxLike) {
+        db.createObjectStore('attachments', { keyPath: 'id' });
+        tx.objectStore('messages').createIndex('byRole', 'role');
+        const sessions = tx.objectStore('sessions');
+        for (const session of await sessions.getAll()) await sessions.put({ ...session, migratedToV2: true });
+      },
+    };
+    type IDBPDatabaseLike = { createObjectStore(name: string, options?: IDBObjectStoreParameters): unknown };
+    type UpgradeTxLike = {
+      objectStore(name: string): {
+        createIndex(name: string, keyPath: string): unknown;
+        getAll(): Promise<Record<string, unknown>[]>;
+        put(value: unknown): Promise<unknown>;
+      };
+    };
+    const v2 = await k.openDb({ name, migrations: [...k.migrations, v2Migration as never] });
+    const afterUpgrade = await dump(v2);
+    const sessionsAfter = afterUpgrade.sessions.map(([key, value]) => {
+      const { migratedToV2, ...rest } = value as Record<string, unknown>;
+      return { key, migratedToV2, rest };
+    });
+    const secondSession = (await v2.getAllFromIndex('messages', 'bySessionSeq', IDBKeyRange.bound(['s1', 0], ['s1', Infinity]))).map((m) => m.seq);
+    const assistantCount = (await (v2 as unknown as { getAllFromIndex(s: string, i: string, q: string): Promise<unknown[]> }).getAllFromIndex('messages', 'byRole', 'assistant')).length;
+    const stores = Array.from(v2.objectStoreNames);
+    const version = v2.version;
+
+    // A v3 that deletes a store breaks the additive rule: the upgrade is refused.
+    v2.close();
+    const badV3 = {
+      version: 3,
+      description: 'test: illegal store deletion',
+      apply(db: { deleteObjectStore(name: string): void }) {
+        db.deleteObjectStore('ledger');
+      },
+    };
+    const badUpgrade = await k.openDb({ name, migrations: [...k.migrations, v2Migration as never, badV3 as never] }).then(
+      (db) => {
+        db.close();
+        return 'opened';
+      },
+      (err: Error) => `${err.name}: ${err.message}`,
+    );
+    const v2Again = await k.openDb({ name, migrations: [...k.migrations, v2Migration as never] });
+    const afterRefusal = { version: v2Again.version, ledger: (await v2Again.getAllKeys('ledger')).length };
+    v2Again.close();
+    await new Promise<void>((resolve) => {
+      const request = indexedDB.deleteDatabase(name);
+      request.onsuccess = request.onerror = () => resolve();
+    });
+
+    return { beforeUpgrade, afterUpgrade, sessionsAfter, secondSession, assistantCount, stores, version, badUpgrade, afterRefusal };
+  });
+
+  expect(result.version).toBe(2);
+  expect(result.stores).toContain('attachments');
+  for (const store of Object.keys(result.beforeUpgrade)) {
+    if (store === 'sessions') continue;
+    expect(result.afterUpgrade[store], store).toEqual(result.beforeUpgrade[store]);
+  }
+  expect(result.beforeUpgrade.messages).toHaveLength(200);
+  expect(result.beforeUpgrade.ledger).toHaveLength(10);
+  expect(result.sessionsAfter.map((s) => s.rest)).toEqual(result.beforeUpgrade.sessions.map(([, value]) => value));
+  expect(result.sessionsAfter.every((s) => s.migratedToV2 === true)).toBe(true);
+  expect(result.secondSession).toEqual(Array.from({ length: 40 }, (_, i) => i));
+  expect(result.assistantCount).toBe(100);
+  expect(result.badUpgrade).toMatch(/^MigrationError: .*deleted the store "ledger"/);
+  expect(result.afterRefusal).toEqual({ version: 2, ledger: 10 });
+});
