@@ -13,14 +13,27 @@ export function tempPathFor(finalPath: string, owner: string, tag: string): stri
   return joinPath(parentOf(finalPath), `${baseName(finalPath)}.${owner}.${tag}${TEMP_SUFFIX}`);
 }
 
+/**
+ * Chromium backs an open writable with `<name>.crswap` and leaves it behind when the
+ * renderer dies mid-write; since we only ever open writables on temp files, those are
+ * `<temp>.crswap` and belong to the temp file's owner.
+ */
+const CHROMIUM_SWAP_SUFFIX = '.crswap';
+
+/** Our temp files and Chromium's swap files of them; never real content. */
 export function isTempPath(path: string): boolean {
-  return path.endsWith(TEMP_SUFFIX);
+  return path.endsWith(TEMP_SUFFIX) || path.endsWith(TEMP_SUFFIX + CHROMIUM_SWAP_SUFFIX);
+}
+
+/** The temp file a path stands for (itself, or the temp file a swap file belongs to). */
+function tempFileOf(path: string): string {
+  return path.endsWith(CHROMIUM_SWAP_SUFFIX) ? path.slice(0, -CHROMIUM_SWAP_SUFFIX.length) : path;
 }
 
 /** The owner id embedded in a temp file's name, or null when the name has none. */
 export function tempOwner(path: string): string | null {
   if (!isTempPath(path)) return null;
-  const parts = baseName(path).slice(0, -TEMP_SUFFIX.length).split('.');
+  const parts = baseName(tempFileOf(path)).slice(0, -TEMP_SUFFIX.length).split('.');
   return parts.length >= 3 ? parts[parts.length - 2]! : null;
 }
 
@@ -28,7 +41,7 @@ export function tempOwner(path: string): string | null {
 export async function sweepTempFiles(files: FileStore, liveness: Liveness, root = ''): Promise<string[]> {
   const live = await liveness.liveOwners();
   const stray = (await files.walk(root)).filter((path) => {
-    if (!isTempPath(path) || liveness.isInUse(path)) return false;
+    if (!isTempPath(path) || liveness.isInUse(tempFileOf(path))) return false;
     const owner = tempOwner(path);
     return owner === null || owner === liveness.self || !live.has(owner);
   });

@@ -25,6 +25,9 @@ describe('temp files', () => {
     expect(tempOwner(temp)).toBe('ownerA');
     expect(tempOwner('skills/git/SKILL.md')).toBeNull();
     expect(tempOwner(`x${TEMP_SUFFIX}`)).toBeNull();
+    expect(tempOwner(`${temp}.crswap`)).toBe('ownerA');
+    expect(isTempPath(`${temp}.crswap`)).toBe(true);
+    expect(isTempPath('skills/git/SKILL.md.crswap')).toBe(false);
   });
 
   it('the sweep spares live writers and in-flight files only', async () => {
@@ -36,12 +39,18 @@ describe('temp files', () => {
       mineIdle: tempPathFor('skills/b/SKILL.md', 'me', 't3'),
       mineBusy: tempPathFor('skills/b/SKILL.md', 'me', 't4'),
       anonymous: `memories/MEMORY.md${TEMP_SUFFIX}`,
+      deadSwap: `${tempPathFor('skills/c/SKILL.md', 'deadTab', 't5')}.crswap`,
+      busySwap: `${tempPathFor('skills/b/SKILL.md', 'me', 't4')}.crswap`,
+      liveSwap: `${tempPathFor('skills/c/SKILL.md', 'otherTab', 't6')}.crswap`,
+      foreignSwap: 'skills/c/notes.md.crswap',
       real: 'skills/a/SKILL.md',
     };
     for (const path of Object.values(paths)) await files.write(path, 'x');
     liveness.markInUse(paths.mineBusy);
     const swept = await sweepTempFiles(files, liveness);
-    expect(swept).toEqual([paths.anonymous, paths.dead, paths.mineIdle].sort());
-    expect(await files.walk('')).toEqual([paths.live, paths.mineBusy, paths.real].sort());
+    expect(swept).toEqual([paths.anonymous, paths.dead, paths.deadSwap, paths.mineIdle].sort());
+    expect(await files.walk('')).toEqual(
+      [paths.live, paths.mineBusy, paths.busySwap, paths.liveSwap, paths.foreignSwap, paths.real].sort(),
+    );
   });
 });
