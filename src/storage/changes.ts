@@ -8,7 +8,7 @@
  */
 
 export type StorageChange =
-  | { type: 'skill-changed'; name: string }
+  | { type: 'skill-changed'; name: string; dir?: string; action?: string; from?: string }
   | { type: 'skills-rescanned' }
   | { type: 'index-invalidated'; generation: number }
   | { type: 'memory-changed'; target: 'memory' | 'user' }

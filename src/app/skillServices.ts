@@ -1,0 +1,91 @@
+import type { KnackServices } from './services';
+import { SkillCatalog } from '../skills/skillCatalog';
+import { RecordCatalogSnapshot } from '../skills/catalogSnapshot';
+import { UsageStore, systemClock, type Clock, type UsageRecord } from '../skills/usageStore';
+import { Ledger, type BlobRecord, type LedgerEntry } from '../skills/ledger';
+import { PendingStore, type PendingWrite } from '../skills/pendingWrites';
+import { JournalCommitter } from '../skills/journalCommitter';
+import { defaultSkillSettings, type SkillEngine, type SkillSettings } from '../skills/skillEngine';
+import { SkillIndex, type SkillLabel } from '../skills/skillIndex';
+import { ToolRegistry } from '../tools/toolRegistry';
+import { skillToolDefinitions } from '../skills/tools/skillToolDefinitions';
+
+/**
+ * The skill engine on OPFS and IndexedDB, for any context (UI thread or a worker). Each
+ * context keeps its own in-memory catalogue; change events from the others keep it current.
+ */
+export interface SkillServices {
+  engine: SkillEngine;
+  registry: ToolRegistry;
+  index: SkillIndex;
+  /** The skill settings in the `settings` store (key "skills"). */
+  settings: SkillSettingsStore;
+}
+
+export class SkillSettingsStore {
+  private current: SkillSettings = { ...defaultSkillSettings };
+
+  constructor(private readonly services: KnackServices) {}
+
+  async load(): Promise<SkillSettings> {
+    const stored = await this.services.records<Partial<SkillSettings>>('settings').get('skills');
+    this.current = { ...defaultSkillSettings, ...(stored ?? {}) };
+    return this.current;
+  }
+
+  get(): SkillSettings {
+    return this.current;
+  }
+
+  async update(change: Partial<SkillSettings>): Promise<SkillSettings> {
+    this.current = { ...this.current, ...change };
+    await this.services.records<SkillSettings>('settings').put('skills', this.current);
+    this.services.changes.publish({ type: 'settings-changed', keys: ['skills'] });
+    return this.current;
+  }
+}
+
+export async function createSkillServices(services: KnackServices, clock: Clock = systemClock): Promise<SkillServices> {
+  const settings = new SkillSettingsStore(services);
+  const contextId = crypto.randomUUID(); // to tell our own change events from other contexts'
+  const catalog = new SkillCatalog(services.files, new RecordCatalogSnapshot(services.records<unknown>('index')));
+  const usage = new UsageStore(services.records<UsageRecord>('usage'), clock);
+  const recovered = services.recovery.rolledForward.length + services.recovery.rolledBack.length > 0;
+  await Promise.all([settings.load(), catalog.load({ forceRescan: recovered })]);
+
+  const engine: SkillEngine = {
+    files: services.files,
+    locks: services.locks,
+    catalog,
+    usage,
+    ledger: new Ledger(services.records<LedgerEntry>('ledger'), services.records<BlobRecord>('blobs'), clock),
+    pending: new PendingStore(services.records<PendingWrite>('pending')),
+    committer: new JournalCommitter(services.files, services.journal),
+    settings: () => settings.get(),
+    clock,
+    onChange: (change) => {
+      index.invalidate({ labels: true });
+      services.changes.publish({ type: 'skill-changed', name: change.skill, dir: change.dir, action: change.action, from: contextId });
+      services.changes.publish({ type: 'index-invalidated', generation: catalog.generation });
+    },
+  };
+  const index = new SkillIndex(catalog, async () => {
+    const labels = new Map<string, SkillLabel>();
+    for (const record of await usage.all()) labels.set(record.name, { verification: record.verification, state: record.state });
+    return labels;
+  });
+
+  // Keep this context's catalogue in step with writes made elsewhere.
+  services.changes.subscribe((change) => {
+    if (change.type === 'skill-changed' && change.dir && change.from !== contextId) {
+      void catalog.refresh(change.dir);
+      index.invalidate({ labels: true });
+    } else if (change.type === 'skills-rescanned' || change.type === 'storage-recovered') {
+      void catalog.load({ forceRescan: true });
+    } else if (change.type === 'settings-changed' && change.keys?.includes('skills')) {
+      void settings.load().then(() => index.invalidate());
+    }
+  });
+
+  return { engine, registry: new ToolRegistry(skillToolDefinitions(engine)), index, settings };
+}

@@ -1,0 +1,37 @@
+import type { FileStore } from '../storage/fileStore';
+
+/**
+ * A set of file writes and deletes that must land together (delete, archive, restore,
+ * rollback, import). Order matters when nothing else protects it: supporting files are
+ * written before SKILL.md and SKILL.md is deleted before the rest, so a directory without
+ * SKILL.md — which is not a skill — is the only thing a crash can leave half-done.
+ */
+export interface FileChangeSet {
+  writes: Array<[path: string, bytes: Uint8Array]>;
+  deletes: string[];
+}
+
+/** Applies a change set all-or-nothing; the app's implementation journals it (storage/journal). */
+export interface ChangeCommitter {
+  commit(label: string, changes: FileChangeSet): Promise<void>;
+}
+
+const isSkillMd = (path: string) => path === 'SKILL.md' || path.endsWith('/SKILL.md');
+
+/** Writes first (SKILL.md last), then deletes (SKILL.md first). */
+export function orderChanges(changes: FileChangeSet): FileChangeSet {
+  const writes = [...changes.writes].sort((a, b) => Number(isSkillMd(a[0])) - Number(isSkillMd(b[0])));
+  const deletes = [...changes.deletes].sort((a, b) => Number(isSkillMd(b)) - Number(isSkillMd(a)));
+  return { writes, deletes };
+}
+
+/** Unjournaled committer for unit tests and single-file changes: applies in the safe order. */
+export class DirectCommitter implements ChangeCommitter {
+  constructor(private readonly files: FileStore) {}
+
+  async commit(_label: string, changes: FileChangeSet): Promise<void> {
+    const ordered = orderChanges(changes);
+    for (const [path, bytes] of ordered.writes) await this.files.write(path, bytes);
+    for (const path of ordered.deletes) await this.files.delete(path);
+  }
+}

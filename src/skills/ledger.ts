@@ -1,0 +1,148 @@
+import type { FileStore } from '../storage/fileStore';
+import type { RecordStore } from '../storage/recordStore';
+import type { LedgerActor } from './writeOrigin';
+import type { Clock } from './usageStore';
+import { systemClock } from './usageStore';
+
+/**
+ * The audit ledger: every mutation of a skill, with the file hashes before and after and the
+ * content-addressed blobs needed to put either side back (SPEC §3.3 inv. 5).
+ */
+export interface FileVersion {
+  path: string;
+  hash: string;
+}
+
+export interface LedgerEntry {
+  id: string;
+  ts: string;
+  /** Epoch milliseconds of `ts`, for the IndexedDB `byTime` index. */
+  at: number;
+  actor: LedgerActor;
+  action: string;
+  skill: string;
+  before: FileVersion[];
+  after: FileVersion[];
+  evidence: Record<string, unknown>;
+  /** For `rollback` entries: the entry that was rolled back. */
+  rollbackOf?: string;
+}
+
+export interface BlobRecord {
+  hash: string;
+  bytes: Uint8Array;
+}
+
+/** path → bytes of every file under a skill directory at one moment. */
+export type SkillFiles = Map<string, Uint8Array>;
+
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** Reads every file under `dir` (e.g. `skills/git/commit-style`). */
+export async function captureFiles(files: FileStore, dir: string): Promise<SkillFiles> {
+  const captured: SkillFiles = new Map();
+  const paths = await files.walk(dir);
+  const contents = await Promise.all(paths.map((path) => files.read(path)));
+  paths.forEach((path, i) => {
+    const bytes = contents[i];
+    if (bytes) captured.set(path, bytes);
+  });
+  return captured;
+}
+
+let idCounter = 0;
+function newEntryId(now: Date): string {
+  // Sortable by time, unique within one context, and unlikely to collide across tabs.
+  idCounter = (idCounter + 1) % 1296;
+  const random = Math.floor(Math.random() * 36 ** 4).toString(36).padStart(4, '0');
+  return `${now.getTime().toString(36).padStart(9, '0')}-${idCounter.toString(36).padStart(2, '0')}${random}`;
+}
+
+export class Ledger {
+  constructor(
+    private readonly entries: RecordStore<LedgerEntry>,
+    private readonly blobs: RecordStore<BlobRecord>,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  private async storeVersions(files: SkillFiles): Promise<FileVersion[]> {
+    const versions: FileVersion[] = [];
+    for (const [path, bytes] of files) {
+      const hash = await sha256Hex(bytes);
+      if (!(await this.blobs.get(hash))) await this.blobs.put(hash, { hash, bytes });
+      versions.push({ path, hash });
+    }
+    return versions.sort((a, b) => (a.path < b.path ? -1 : 1));
+  }
+
+  /**
+   * Appends one entry. Paths whose content is the same before and after are left out, so an
+   * entry shows only what the mutation changed.
+   */
+  async record(input: {
+    actor: LedgerActor;
+    action: string;
+    skill: string;
+    before: SkillFiles;
+    after: SkillFiles;
+    evidence?: Record<string, unknown>;
+    rollbackOf?: string;
+    keepUnchanged?: boolean;
+  }): Promise<LedgerEntry> {
+    let before = await this.storeVersions(input.before);
+    let after = await this.storeVersions(input.after);
+    if (!input.keepUnchanged) {
+      const afterHash = new Map(after.map((v) => [v.path, v.hash]));
+      const beforeHash = new Map(before.map((v) => [v.path, v.hash]));
+      before = before.filter((v) => afterHash.get(v.path) !== v.hash);
+      after = after.filter((v) => beforeHash.get(v.path) !== v.hash);
+    }
+    const now = this.clock();
+    const entry: LedgerEntry = {
+      id: newEntryId(now),
+      ts: now.toISOString(),
+      at: now.getTime(),
+      actor: input.actor,
+      action: input.action,
+      skill: input.skill,
+      before,
+      after,
+      evidence: input.evidence ?? {},
+      ...(input.rollbackOf ? { rollbackOf: input.rollbackOf } : {}),
+    };
+    await this.entries.put(entry.id, entry);
+    return entry;
+  }
+
+  async get(id: string): Promise<LedgerEntry | undefined> {
+    return this.entries.get(id);
+  }
+
+  /** Entries oldest first; optionally only one skill's. */
+  async list(skill?: string): Promise<LedgerEntry[]> {
+    const all = await this.entries.getAll();
+    return skill === undefined ? all : all.filter((entry) => entry.skill === skill);
+  }
+
+  async blob(hash: string): Promise<Uint8Array | null> {
+    return (await this.blobs.get(hash))?.bytes ?? null;
+  }
+
+  /**
+   * What rolling back `entry` must do: files to write back (the `before` side) and files the
+   * mutation created that must go. Fails before anything changes when a blob is missing.
+   */
+  async planRollback(entry: LedgerEntry): Promise<{ writes: Map<string, Uint8Array>; deletes: string[] }> {
+    const writes = new Map<string, Uint8Array>();
+    for (const version of entry.before) {
+      const bytes = await this.blob(version.hash);
+      if (!bytes) throw new Error(`Ledger blob ${version.hash.slice(0, 12)} for ${version.path} is missing; cannot roll back.`);
+      writes.set(version.path, bytes);
+    }
+    const deletes = entry.after.map((v) => v.path).filter((path) => !writes.has(path));
+    return { writes, deletes };
+  }
+}

@@ -1,0 +1,209 @@
+import type { FileStore } from '../storage/fileStore';
+import { baseName, splitPath } from '../storage/fileStore';
+import { readSkillMeta, type SkillConditions } from './skillDocument';
+
+/**
+ * The in-memory catalogue of every skill in `skills/`: where it lives and what its frontmatter
+ * says. Tools look skills up here instead of walking OPFS (statting 10,000 skills costs
+ * seconds), and the skill index is rendered from it. It is write-through: every committed write
+ * calls `upsert`/`remove`, which also updates the persisted snapshot.
+ */
+export const SKILLS_ROOT = 'skills';
+export const ARCHIVE_DIR = 'skills/.archive';
+export const SUPPORT_DIRS = ['references', 'templates', 'scripts', 'assets', 'evals'] as const;
+
+/** Directory names never searched for skills (dot-dirs such as `.archive` are skipped too). */
+const EXCLUDED_DIRS = new Set(['node_modules', '__pycache__', 'venv', 'site-packages']);
+
+export interface CatalogEntry {
+  /** `skills/<category>/<name>` or `skills/<name>`. */
+  dir: string;
+  /** Directory name: how skills are identified. */
+  name: string;
+  /** Path between `skills/` and the skill directory, or null when the skill sits at the top. */
+  category: string | null;
+  frontmatterName: string;
+  description: string;
+  tags: string[];
+  platforms: string[];
+  conditions: SkillConditions;
+  /** Set when SKILL.md could not be parsed; the skill still shows, with an empty description. */
+  parseError?: string;
+}
+
+export interface CatalogSnapshotStore {
+  load(): Promise<{ generation: number; entries: CatalogEntry[] } | null>;
+  putEntry(entry: CatalogEntry, generation: number): Promise<void>;
+  deleteEntry(dir: string, generation: number): Promise<void>;
+  replaceAll(entries: CatalogEntry[], generation: number): Promise<void>;
+}
+
+export function entryFromSkillMd(dir: string, text: string): CatalogEntry {
+  const parts = splitPath(dir).slice(1);
+  const name = parts[parts.length - 1] ?? '';
+  const category = parts.length > 1 ? parts.slice(0, -1).join('/') : null;
+  const meta = readSkillMeta(text);
+  return {
+    dir,
+    name,
+    category,
+    frontmatterName: meta.name ?? name,
+    description: meta.description ?? '',
+    tags: meta.tags,
+    platforms: meta.platforms,
+    conditions: meta.conditions,
+    ...(meta.error ? { parseError: meta.error } : {}),
+  };
+}
+
+function isSearchableDir(name: string): boolean {
+  return !name.startsWith('.') && !EXCLUDED_DIRS.has(name);
+}
+
+/** Runs `task` over `items` with at most `limit` in flight; parallel OPFS reads are ~3× faster. */
+async function mapBounded<T, R>(items: T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await task(items[index]!);
+    }
+  });
+  await Promise.all(workers);
+  return results;
+}
+
+/** Finds every skill directory under `skills/` by listing directories level by level. */
+export async function scanSkillDirs(files: FileStore, root = SKILLS_ROOT): Promise<string[]> {
+  const found: string[] = [];
+  let frontier = [root];
+  while (frontier.length) {
+    const listings = await mapBounded(frontier, 32, async (dir) => ({ dir, entries: await files.list(dir) }));
+    const nextFrontier: string[] = [];
+    for (const { dir, entries } of listings) {
+      if (dir !== root && entries.some((e) => e.kind === 'file' && e.name === 'SKILL.md')) {
+        // A skill: its support folders are not searched for nested skills.
+        found.push(dir);
+        continue;
+      }
+      for (const entry of entries) {
+        if (entry.kind === 'directory' && isSearchableDir(entry.name)) nextFrontier.push(`${dir}/${entry.name}`);
+      }
+    }
+    frontier = nextFrontier;
+  }
+  return found.sort();
+}
+
+export class SkillCatalog {
+  private byDir = new Map<string, CatalogEntry>();
+  private listeners = new Set<() => void>();
+  generation = 0;
+
+  constructor(
+    private readonly files: FileStore,
+    private readonly snapshot: CatalogSnapshotStore | null = null,
+  ) {}
+
+  /** Loads from the snapshot; falls back to a full rescan when there is none. */
+  async load(options: { forceRescan?: boolean } = {}): Promise<'snapshot' | 'rescan'> {
+    if (!options.forceRescan && this.snapshot) {
+      const stored = await this.snapshot.load();
+      if (stored) {
+        this.byDir = new Map(stored.entries.map((entry) => [entry.dir, entry]));
+        this.generation = stored.generation;
+        this.emit();
+        return 'snapshot';
+      }
+    }
+    await this.rescan();
+    return 'rescan';
+  }
+
+  /** Reads every SKILL.md in parallel and replaces the catalogue and the snapshot. */
+  async rescan(): Promise<void> {
+    const dirs = await scanSkillDirs(this.files);
+    const entries = await mapBounded(dirs, 32, async (dir) => {
+      const text = (await this.files.readText(`${dir}/SKILL.md`)) ?? '';
+      return entryFromSkillMd(dir, text);
+    });
+    this.byDir = new Map(entries.map((entry) => [entry.dir, entry]));
+    this.generation += 1;
+    await this.snapshot?.replaceAll(entries, this.generation);
+    this.emit();
+  }
+
+  entries(): CatalogEntry[] {
+    return [...this.byDir.values()];
+  }
+
+  get size(): number {
+    return this.byDir.size;
+  }
+
+  byDirectory(dir: string): CatalogEntry | undefined {
+    return this.byDir.get(dir);
+  }
+
+  /** Skills whose directory name is `name` (Hermes looks skills up by directory name). */
+  findByName(name: string): CatalogEntry[] {
+    const matches: CatalogEntry[] = [];
+    for (const entry of this.byDir.values()) if (entry.name === name) matches.push(entry);
+    return matches;
+  }
+
+  /** Directory-name matches, else frontmatter-name matches, else a `category/name` path. */
+  resolve(name: string): CatalogEntry[] {
+    const byDirName = this.findByName(name);
+    const byFrontmatter = this.entries().filter((e) => e.frontmatterName === name && e.name !== name);
+    const byPath = name.includes('/') ? [this.byDir.get(`${SKILLS_ROOT}/${name}`)].filter((e): e is CatalogEntry => !!e) : [];
+    const seen = new Map<string, CatalogEntry>();
+    for (const entry of [...byPath, ...byDirName, ...byFrontmatter]) seen.set(entry.dir, entry);
+    if (byPath.length) return byPath;
+    return [...seen.values()];
+  }
+
+  /** Write-through after a committed write of `dir/SKILL.md`. */
+  async upsert(dir: string, skillMdText: string): Promise<CatalogEntry> {
+    const entry = entryFromSkillMd(dir, skillMdText);
+    this.byDir.set(dir, entry);
+    this.generation += 1;
+    await this.snapshot?.putEntry(entry, this.generation);
+    this.emit();
+    return entry;
+  }
+
+  /**
+   * Another context (tab, worker) committed a change to `dir` and already updated the
+   * snapshot: re-read SKILL.md and update this context's copy only.
+   */
+  async refresh(dir: string): Promise<void> {
+    const text = await this.files.readText(`${dir}/SKILL.md`);
+    if (text === null) this.byDir.delete(dir);
+    else this.byDir.set(dir, entryFromSkillMd(dir, text));
+    this.generation += 1;
+    this.emit();
+  }
+
+  async remove(dir: string): Promise<void> {
+    if (!this.byDir.delete(dir)) return;
+    this.generation += 1;
+    await this.snapshot?.deleteEntry(dir, this.generation);
+    this.emit();
+  }
+
+  /** Called on every change (the skill index drops its rendered cache). */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(): void {
+    for (const listener of this.listeners) listener();
+  }
+}
+
+export function skillNameOf(dir: string): string {
+  return baseName(dir);
+}

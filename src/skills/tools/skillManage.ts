@@ -1,0 +1,542 @@
+import { createTwoFilesPatch } from 'diff';
+import { fail, ok, type ToolOutcome } from '../../tools/toolResult';
+import { textDecoder, textEncoder } from '../../storage/fileStore';
+import {
+  resolveSkillTarget,
+  validateCategory,
+  validateContentSize,
+  validateFilePath,
+  validateFileBytes,
+  validateFrontmatter,
+  validateName,
+} from '../validation';
+import { fuzzyFindAndReplace, formatNoMatchHint, filePreview } from '../fuzzyPatch';
+import { ALLOWED_SUBDIRS, CHANGE_DESCRIPTION_PREVIEW_CHARS, CHANGE_PATCH_PREVIEW_CHARS } from '../constants';
+import { ARCHIVE_DIR, SKILLS_ROOT, type CatalogEntry } from '../skillCatalog';
+import { captureFiles, type SkillFiles } from '../ledger';
+import { actorFor, isReview, type WriteContext } from '../writeOrigin';
+import { skillGist } from '../pendingWrites';
+import { readSkillMeta } from '../skillDocument';
+import { scanSkillWrite } from '../writeScan';
+import { skillLockKey, type SkillEngine } from '../skillEngine';
+
+/**
+ * `skill_manage`: create, edit, patch, delete, write_file, remove_file — Hermes' check order,
+ * messages and result shapes (reference/hermes-spec.md §2–§3), on Knack's storage.
+ *
+ * Differences that are Knack's on purpose: every model write is scanned (before it is
+ * published, so a blocked write never touches the store); `create` refuses descriptions over
+ * 60 characters; review deletes archive; every mutation lands in the ledger.
+ */
+export interface SkillManageArgs {
+  action?: unknown;
+  name?: unknown;
+  content?: unknown;
+  category?: unknown;
+  old_string?: unknown;
+  new_string?: unknown;
+  replace_all?: unknown;
+  file_path?: unknown;
+  file_content?: unknown;
+  absorbed_into?: unknown;
+}
+
+export const SKILL_ACTIONS = ['create', 'edit', 'patch', 'delete', 'write_file', 'remove_file'] as const;
+type SkillAction = (typeof SKILL_ACTIONS)[number];
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+function notFound(name: string, suffix = ''): string {
+  return `Skill '${name}' not found. Use skills_list() to see available skills.${suffix}`;
+}
+
+function preview(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit)}…` : text;
+}
+
+function describe(content: string): string {
+  return readSkillMeta(content).description ?? '';
+}
+
+/** Hermes' ownership guard for the review agent (newest rule: only agent-created, unpinned). */
+async function reviewOwnershipRefusal(engine: SkillEngine, action: string, name: string): Promise<string | null> {
+  let record;
+  try {
+    record = await engine.usage.find(name);
+  } catch {
+    return `Refusing background curator ${action} for skill '${name}': its ownership record could not be read.`;
+  }
+  if (record?.pinned) {
+    return `Refusing background curator ${action} for skill '${name}': it is pinned. Pinned skills are off-limits to the review agent.`;
+  }
+  if (!record || record.created_by !== 'agent') {
+    const owner = record?.source === 'import' ? 'imported' : 'user-owned';
+    return (
+      `Refusing background curator ${action} for skill '${name}': it is ${owner}, not agent-created ` +
+      `(created_by=${record?.created_by ?? 'null'}). Skills the user wrote or imported are off-limits to the review agent; ` +
+      `create a new class-level skill instead, or leave it.`
+    );
+  }
+  return null;
+}
+
+function readBeforeWriteRefusal(context: WriteContext, action: string, name: string, path: string, label: string): ToolOutcome | null {
+  // An approved replay was checked when it was staged; the user has seen the diff since.
+  if (!isReview(context) || context.readPaths.has(path) || context.replayingApproval) return null;
+  return fail(
+    `Refusing background curator ${action} for skill '${name}': the current ${label} content has not been loaded in this review turn. ` +
+      `Call skill_view(name='${name}'${label === 'SKILL.md' ? '' : `, file_path='${label}'`}) first, then retry.`,
+    { _read_before_write_required: true },
+  );
+}
+
+/** The store path of a file inside a skill; refuses anything that would leave the skill. */
+function resolveTarget(entry: CatalogEntry, filePath: string): { path: string } | { error: string } {
+  const resolved = resolveSkillTarget(entry.dir, filePath);
+  return resolved.ok ? { path: resolved.path } : { error: resolved.error };
+}
+
+function unifiedDiff(path: string, before: string | null, after: string | null): string {
+  return createTwoFilesPatch(before === null ? '/dev/null' : path, after === null ? '/dev/null' : path, before ?? '', after ?? '');
+}
+
+interface PreparedWrite {
+  entry: CatalogEntry | null;
+  dir: string;
+  name: string;
+  writes: Map<string, Uint8Array>;
+  deletes: string[];
+  result: ToolOutcome & { success: true };
+}
+
+export class SkillManageTool {
+  constructor(private readonly engine: SkillEngine) {}
+
+  private lookup(name: string): CatalogEntry | undefined {
+    return this.engine.catalog.findByName(name)[0];
+  }
+
+  async run(args: SkillManageArgs, context: WriteContext): Promise<ToolOutcome> {
+    const action = str(args.action) ?? '';
+    const name = str(args.name) ?? '';
+    if (!SKILL_ACTIONS.includes(action as SkillAction)) {
+      return fail(`Unknown action '${action}'. Use: create, edit, patch, delete, write_file, remove_file`);
+    }
+    if (!name) return fail("name is required: pass the skill's directory name.");
+
+    // 1. Review preflight: ownership before anything else (Hermes dispatcher order).
+    if (isReview(context) && action !== 'create') {
+      const existing = this.lookup(name);
+      if (existing) {
+        const refusal = await reviewOwnershipRefusal(this.engine, action, name);
+        if (refusal) return fail(refusal);
+      }
+    }
+
+    // 2. Argument presence (Knack validates before staging, so nothing invalid is ever staged).
+    const presence = this.presenceError(action as SkillAction, args);
+    if (presence) return fail(presence);
+
+    return this.engine.locks.withLock(skillLockKey(name), () => this.runLocked(action as SkillAction, name, args, context));
+  }
+
+  private presenceError(action: SkillAction, args: SkillManageArgs): string | null {
+    switch (action) {
+      case 'create':
+        return str(args.content)?.trim() ? null : "content is required for 'create': pass the full SKILL.md text (frontmatter and body).";
+      case 'edit':
+        return typeof args.content === 'string' ? null : "content is required for 'edit': pass the full new SKILL.md text.";
+      case 'patch':
+        if (!str(args.old_string)) return "old_string is required for 'patch': pass the exact text to replace.";
+        if (typeof args.new_string !== 'string') return "new_string is required for 'patch' (an empty string deletes the match).";
+        return null;
+      case 'write_file':
+        if (!str(args.file_path)) return "file_path is required for 'write_file', e.g. 'references/api.md'.";
+        if (typeof args.file_content !== 'string') return "file_content is required for 'write_file'.";
+        return null;
+      case 'remove_file':
+        return str(args.file_path) ? null : "file_path is required for 'remove_file'.";
+      case 'delete':
+        return null;
+    }
+  }
+
+  private async runLocked(action: SkillAction, name: string, args: SkillManageArgs, context: WriteContext): Promise<ToolOutcome> {
+    const prepared = await this.prepare(action, name, args, context);
+    if (!prepared.success) return prepared;
+    const write = prepared.write;
+
+    // Prospective state of the skill, for the scan and the approval diff.
+    const before: SkillFiles = write.entry ? await captureFiles(this.engine.files, write.dir) : new Map();
+    const after: SkillFiles = new Map(before);
+    for (const path of write.deletes) after.delete(path);
+    for (const [path, bytes] of write.writes) after.set(path, bytes);
+
+    let needsConfirmation: string | null = null;
+    if (this.engine.settings().scanModelWrites && context.origin !== 'user' && action !== 'delete' && action !== 'remove_file') {
+      const scan = scanSkillWrite(write.name, write.dir, after);
+      if (scan.decision === 'block') {
+        return fail(`Security scan blocked this skill (${scan.reason}). Nothing was saved.\n${scan.report}`, { scan_verdict: scan.verdict });
+      }
+      if (scan.decision === 'ask' && !context.replayingApproval) needsConfirmation = `the security scan needs your confirmation (${scan.reason})`;
+    }
+
+    const approval = this.engine.settings().writeApproval;
+    const approvalRequired = approval === 'all' || (approval === 'review' && isReview(context));
+    if ((approvalRequired || needsConfirmation) && !context.replayingApproval) {
+      return this.stage(action, name, args, context, before, after, needsConfirmation ?? 'write approval is on');
+    }
+
+    if (action === 'delete') return this.commitDelete(write, args, context, before);
+    return this.commitWrite(action, write, context, before, after);
+  }
+
+  private async stage(
+    action: SkillAction,
+    name: string,
+    args: SkillManageArgs,
+    context: WriteContext,
+    before: SkillFiles,
+    after: SkillFiles,
+    reason: string,
+  ): Promise<ToolOutcome> {
+    const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
+    const diff = paths
+      .filter((p) => {
+        const a = before.get(p);
+        const b = after.get(p);
+        return !a || !b || textDecoder.decode(a) !== textDecoder.decode(b);
+      })
+      .map((p) =>
+        unifiedDiff(p, before.has(p) ? textDecoder.decode(before.get(p)) : null, after.has(p) ? textDecoder.decode(after.get(p)) : null),
+      )
+      .join('\n');
+    const payload = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined && v !== null));
+    const gist = skillGist(payload, typeof args.content === 'string' ? describe(args.content) : '');
+    const pending = await this.engine.pending.stage(
+      { subsystem: 'skills', action, gist, origin: context.origin, payload, reason, diff },
+      this.engine.clock(),
+    );
+    return ok({
+      staged: true,
+      pending_id: pending.id,
+      gist,
+      message: `Staged for approval because ${reason}. Not yet saved — the user reviews it in the Pending view.`,
+    });
+  }
+
+  /** Checks and builds the change; nothing is written here. */
+  private async prepare(
+    action: SkillAction,
+    name: string,
+    args: SkillManageArgs,
+    context: WriteContext,
+  ): Promise<{ success: true; write: PreparedWrite } | (ToolOutcome & { success: false })> {
+    const files = this.engine.files;
+    switch (action) {
+      case 'create': {
+        const content = str(args.content)!;
+        const category = args.category === undefined || args.category === null ? null : args.category;
+        const error =
+          validateName(name) ??
+          validateCategory(category) ??
+          validateFrontmatter(content, { forCreate: true }) ??
+          validateContentSize(content, 'SKILL.md');
+        if (error) return fail(error);
+        const existing = this.lookup(name);
+        if (existing) return fail(`A skill named '${name}' already exists at ${existing.dir}. Use patch or edit to change it, or pick another name.`);
+        const categoryName = typeof category === 'string' && category.trim() ? category.trim() : null;
+        const dir = categoryName ? `${SKILLS_ROOT}/${categoryName}/${name}` : `${SKILLS_ROOT}/${name}`;
+        return {
+          success: true,
+          write: {
+            entry: null,
+            dir,
+            name,
+            writes: new Map([[`${dir}/SKILL.md`, textEncoder.encode(content)]]),
+            deletes: [],
+            result: ok({
+              message: `Skill '${name}' created.`,
+              path: dir.slice(SKILLS_ROOT.length + 1),
+              skill_md: `${dir}/SKILL.md`,
+              _change: { description: preview(describe(content), CHANGE_DESCRIPTION_PREVIEW_CHARS) },
+              ...(categoryName ? { category: categoryName } : {}),
+              hint: `Add supporting files with skill_manage(action='write_file', name='${name}', file_path='references/<file>.md', file_content=...).`,
+            }),
+          },
+        };
+      }
+      case 'edit': {
+        const content = str(args.content)!;
+        const error = validateFrontmatter(content) ?? validateContentSize(content, 'SKILL.md');
+        if (error) return fail(error);
+        const entry = this.lookup(name);
+        if (!entry) return fail(notFound(name));
+        const target = `${entry.dir}/SKILL.md`;
+        const refusal = readBeforeWriteRefusal(context, 'edit', name, target, 'SKILL.md');
+        if (refusal && !refusal.success) return refusal;
+        return {
+          success: true,
+          write: {
+            entry,
+            dir: entry.dir,
+            name,
+            writes: new Map([[target, textEncoder.encode(content)]]),
+            deletes: [],
+            result: ok({
+              message: `Skill '${name}' updated (full rewrite).`,
+              path: entry.dir,
+              _change: { description: preview(describe(content), CHANGE_DESCRIPTION_PREVIEW_CHARS) },
+            }),
+          },
+        };
+      }
+      case 'patch': {
+        const oldString = str(args.old_string)!;
+        const newString = str(args.new_string)!;
+        const entry = this.lookup(name);
+        if (!entry) return fail(notFound(name));
+        const filePath = str(args.file_path);
+        let target = `${entry.dir}/SKILL.md`;
+        let label = 'SKILL.md';
+        if (filePath) {
+          const pathError = validateFilePath(filePath);
+          if (pathError) return fail(pathError);
+          const resolved = resolveTarget(entry, filePath);
+          if ('error' in resolved) return fail(resolved.error);
+          target = resolved.path;
+          label = target.endsWith('/SKILL.md') && target === `${entry.dir}/SKILL.md` ? 'SKILL.md' : filePath;
+        }
+        const current = await files.readText(target);
+        if (current === null) return fail(`File not found: ${label}`);
+        const refusal = readBeforeWriteRefusal(context, 'patch', name, target, label);
+        if (refusal && !refusal.success) return refusal;
+        const replaced = fuzzyFindAndReplace(current, oldString, newString, args.replace_all === true);
+        if (replaced.error) {
+          return fail(replaced.error + formatNoMatchHint(replaced.error, replaced.count, oldString, current), { file_preview: filePreview(current) });
+        }
+        const sizeError = validateContentSize(replaced.content, label);
+        if (sizeError) return fail(sizeError);
+        if (label === 'SKILL.md') {
+          const structure = validateFrontmatter(replaced.content);
+          if (structure) return fail(`Patch would break SKILL.md structure: ${structure}`);
+        }
+        const count = replaced.count;
+        return {
+          success: true,
+          write: {
+            entry,
+            dir: entry.dir,
+            name,
+            writes: new Map([[target, textEncoder.encode(replaced.content)]]),
+            deletes: [],
+            result: ok({
+              message: `Patched ${label} in skill '${name}' (${count} replacement${count === 1 ? '' : 's'}).`,
+              strategy: replaced.strategy,
+              _change: { old: preview(oldString, CHANGE_PATCH_PREVIEW_CHARS), new: preview(newString, CHANGE_PATCH_PREVIEW_CHARS) },
+            }),
+          },
+        };
+      }
+      case 'write_file': {
+        const filePath = str(args.file_path)!;
+        const fileContent = str(args.file_content)!;
+        const error = validateFilePath(filePath) ?? validateFileBytes(fileContent) ?? validateContentSize(fileContent, filePath);
+        if (error) return fail(error);
+        const entry = this.lookup(name);
+        if (!entry) return fail(notFound(name, " Create it first with action='create'."));
+        const resolved = resolveTarget(entry, filePath);
+        if ('error' in resolved) return fail(resolved.error);
+        if (await files.exists(resolved.path)) {
+          const refusal = readBeforeWriteRefusal(context, 'write_file', name, resolved.path, filePath);
+          if (refusal && !refusal.success) return refusal;
+        }
+        return {
+          success: true,
+          write: {
+            entry,
+            dir: entry.dir,
+            name,
+            writes: new Map([[resolved.path, textEncoder.encode(fileContent)]]),
+            deletes: [],
+            result: ok({ message: `File '${filePath}' written to skill '${name}'.`, path: resolved.path }),
+          },
+        };
+      }
+      case 'remove_file': {
+        const filePath = str(args.file_path)!;
+        const error = validateFilePath(filePath);
+        if (error) return fail(error);
+        const entry = this.lookup(name);
+        if (!entry) return fail(notFound(name));
+        const resolved = resolveTarget(entry, filePath);
+        if ('error' in resolved) return fail(resolved.error);
+        if (resolved.path === `${entry.dir}/SKILL.md`) {
+          return fail("SKILL.md cannot be removed with remove_file; use action='delete' to remove the whole skill.");
+        }
+        if (!(await files.exists(resolved.path))) {
+          const available = (await files.walk(entry.dir))
+            .map((p) => p.slice(entry.dir.length + 1))
+            .filter((p) => ALLOWED_SUBDIRS.includes(p.split('/')[0]!));
+          return fail(`File '${filePath}' not found in skill '${name}'.`, { available_files: available.length ? available : null });
+        }
+        const refusal = readBeforeWriteRefusal(context, 'remove_file', name, resolved.path, filePath);
+        if (refusal && !refusal.success) return refusal;
+        return {
+          success: true,
+          write: {
+            entry,
+            dir: entry.dir,
+            name,
+            writes: new Map(),
+            deletes: [resolved.path],
+            result: ok({ message: `File '${filePath}' removed from skill '${name}'.` }),
+          },
+        };
+      }
+      case 'delete': {
+        const entry = this.lookup(name);
+        if (!entry) return fail(notFound(name));
+        const rawAbsorbed = args.absorbed_into;
+        const absorbed = typeof rawAbsorbed === 'string' ? rawAbsorbed.trim() : '';
+        if (isReview(context) && !absorbed) {
+          return fail(
+            `Refusing background curator delete for skill '${name}': the review agent may only retire a skill whose content was absorbed into an existing umbrella skill. ` +
+              `Pass absorbed_into='<umbrella>' after patching the umbrella, or leave the skill.`,
+            { _fail_closed: true },
+          );
+        }
+        let pinned = false;
+        try {
+          pinned = (await this.engine.usage.find(name))?.pinned ?? false;
+        } catch {
+          pinned = false; // An unreadable record must not make a skill undeletable (Hermes fails open).
+        }
+        if (pinned) {
+          return fail(
+            `Skill '${name}' is pinned and cannot be deleted. Unpin it in the Skills view first (pin ${name} → unpin). Patches and edits are allowed on pinned skills.`,
+          );
+        }
+        if (absorbed) {
+          if (absorbed === name) return fail(`absorbed_into='${absorbed}' cannot equal the skill being deleted.`);
+          if (!this.lookup(absorbed)) {
+            return fail(`absorbed_into='${absorbed}' does not exist. Create or patch the umbrella skill first, then retry the delete.`);
+          }
+        }
+        return {
+          success: true,
+          write: { entry, dir: entry.dir, name, writes: new Map(), deletes: [], result: ok({ message: '' }) },
+        };
+      }
+    }
+  }
+
+  private async commitWrite(
+    action: SkillAction,
+    write: PreparedWrite,
+    context: WriteContext,
+    before: SkillFiles,
+    after: SkillFiles,
+  ): Promise<ToolOutcome> {
+    const engine = this.engine;
+    await engine.committer.commit(`skill_manage ${action} ${write.name}`, {
+      writes: [...write.writes.entries()],
+      deletes: write.deletes,
+    });
+    // Empty support folders are harmless in OPFS; SKILL.md is what makes a skill.
+    const skillMd = after.get(`${write.dir}/SKILL.md`);
+    if (skillMd) await engine.catalog.upsert(write.dir, textDecoder.decode(skillMd));
+
+    const changedPaths = [...write.writes.keys(), ...write.deletes];
+    const ledgerBefore: SkillFiles = new Map([...before].filter(([p]) => changedPaths.includes(p)));
+    const ledgerAfter: SkillFiles = new Map([...after].filter(([p]) => changedPaths.includes(p)));
+    await engine.ledger.record({
+      actor: actorFor(context.origin),
+      action,
+      skill: write.name,
+      before: ledgerBefore,
+      after: ledgerAfter,
+      evidence: { ...(context.sessionId ? { session_id: context.sessionId } : {}) },
+    });
+    if (action === 'create') {
+      await engine.usage.recordCreated(write.name, context.origin === 'review' ? 'review' : context.origin === 'import' ? 'import' : context.origin === 'user' ? 'user' : 'foreground');
+    } else {
+      await engine.usage.bumpPatch(write.name);
+    }
+    // A file the review agent just wrote counts as read: it may keep refining it.
+    for (const path of write.writes.keys()) context.readPaths.add(path);
+    engine.onChange?.({ skill: write.name, action, dir: write.dir });
+    return write.result;
+  }
+
+  private async commitDelete(write: PreparedWrite, args: SkillManageArgs, context: WriteContext, before: SkillFiles): Promise<ToolOutcome> {
+    const engine = this.engine;
+    const absorbed = typeof args.absorbed_into === 'string' ? args.absorbed_into.trim() : '';
+    const suffix = absorbed ? ` Content absorbed into '${absorbed}'.` : '';
+    if (isReview(context)) {
+      const archived = await archiveSkill(engine, write.name, { actor: 'review', evidence: { absorbed_into: absorbed } });
+      if (!archived.success) return archived;
+      engine.onChange?.({ skill: write.name, action: 'archive', dir: write.dir });
+      return ok({ message: `Skill '${write.name}' archived (archived to ${archived.destination}).${suffix}`, _archived: true });
+    }
+    await engine.committer.commit(`skill_manage delete ${write.name}`, { writes: [], deletes: [...before.keys()] });
+    await engine.files.deleteTree(write.dir);
+    await removeEmptyCategory(engine, write.dir);
+    await engine.catalog.remove(write.dir);
+    await engine.ledger.record({
+      actor: actorFor(context.origin),
+      action: 'delete',
+      skill: write.name,
+      before,
+      after: new Map(),
+      evidence: { absorbed_into: absorbed, archived: false },
+    });
+    await engine.usage.forget(write.name);
+    engine.onChange?.({ skill: write.name, action: 'delete', dir: write.dir });
+    return ok({ message: `Skill '${write.name}' deleted.${suffix}` });
+  }
+}
+
+async function removeEmptyCategory(engine: SkillEngine, dir: string): Promise<void> {
+  const parts = dir.split('/');
+  if (parts.length < 3) return; // skills/<name>: the root itself stays.
+  const category = parts.slice(0, -1).join('/');
+  if ((await engine.files.walk(category)).length === 0) await engine.files.deleteTree(category);
+}
+
+function archiveStamp(date: Date): string {
+  return date.toISOString().replace(/[-:T]/g, '').slice(0, 14);
+}
+
+/**
+ * Moves a skill to `skills/.archive/<name>` (timestamped name on collision) as one journaled
+ * change: copies first, then the originals go, SKILL.md first. Used by review deletes and the
+ * curator. Chromium cannot move directories, so this is a copy-and-delete.
+ */
+export async function archiveSkill(
+  engine: SkillEngine,
+  name: string,
+  options: { actor: 'review' | 'curator' | 'user'; evidence?: Record<string, unknown> },
+): Promise<{ success: true; destination: string } | { success: false; error: string }> {
+  const entry = engine.catalog.findByName(name)[0];
+  if (!entry) return { success: false, error: `Skill '${name}' not found; nothing to archive.` };
+  let destination = `${ARCHIVE_DIR}/${name}`;
+  if ((await engine.files.list(destination)).length > 0) destination = `${ARCHIVE_DIR}/${name}-${archiveStamp(engine.clock())}`;
+  const before = await captureFiles(engine.files, entry.dir);
+  const after: SkillFiles = new Map();
+  for (const [path, bytes] of before) after.set(destination + path.slice(entry.dir.length), bytes);
+  await engine.committer.commit(`archive ${name}`, { writes: [...after.entries()], deletes: [...before.keys()] });
+  await engine.files.deleteTree(entry.dir);
+  await removeEmptyCategory(engine, entry.dir);
+  await engine.catalog.remove(entry.dir);
+  await engine.ledger.record({
+    actor: options.actor,
+    action: 'archive',
+    skill: name,
+    before,
+    after,
+    evidence: { ...options.evidence, archived: true, destination, category: entry.category },
+  });
+  await engine.usage.setState(name, 'archived');
+  return { success: true, destination };
+}

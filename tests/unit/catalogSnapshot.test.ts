@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryFileStore } from '../../src/storage/memoryFileStore';
+import { MemoryRecordStore } from '../../src/storage/memoryRecordStore';
+import { SkillCatalog } from '../../src/skills/skillCatalog';
+import { RecordCatalogSnapshot } from '../../src/skills/catalogSnapshot';
+import { skillContent } from './helpers/skillTestEngine';
+
+describe('catalogue snapshot (write-through, SPEC §7)', () => {
+  it('a new catalogue loads from the snapshot without reading skill files', async () => {
+    const files = new MemoryFileStore();
+    const records = new MemoryRecordStore<unknown>();
+    await files.write('skills/a/SKILL.md', skillContent('a'));
+    const first = new SkillCatalog(files, new RecordCatalogSnapshot(records));
+    expect(await first.load()).toBe('rescan');
+    await first.upsert('skills/b', skillContent('b', 'Second.'));
+    await first.remove('skills/a');
+
+    let reads = 0;
+    const counting = Object.assign(Object.create(files), { readText: async (p: string) => (reads++, files.readText(p)) });
+    const second = new SkillCatalog(counting, new RecordCatalogSnapshot(records));
+    expect(await second.load()).toBe('snapshot');
+    expect(reads).toBe(0);
+    expect(second.entries().map((e) => [e.name, e.description])).toEqual([['b', 'Second.']]);
+    expect(second.generation).toBe(first.generation);
+  });
+
+  it('a snapshot whose count disagrees with its entries is not trusted', async () => {
+    const files = new MemoryFileStore();
+    const records = new MemoryRecordStore<unknown>();
+    await files.write('skills/a/SKILL.md', skillContent('a'));
+    const catalog = new SkillCatalog(files, new RecordCatalogSnapshot(records));
+    await catalog.load();
+    await records.delete('entry:skills/a');
+    expect(await new SkillCatalog(files, new RecordCatalogSnapshot(records)).load()).toBe('rescan');
+  });
+});
