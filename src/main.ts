@@ -2,7 +2,13 @@ import { mount } from 'svelte';
 import App from './ui/App.svelte';
 import { boot } from './app/boot';
 
-// Mount first so the chat input is usable at once; services arrive a moment later.
+// Mount first so the chat input is usable at once; storage and the skill engine (a separate
+// chunk: YAML, diff, scanner) arrive a moment later.
 const app = mount(App, { target: document.getElementById('app')! });
-void boot();
+void boot().then(async () => {
+  const { skillServices } = await import('./app/skillServices');
+  const skills = await skillServices();
+  // The console handle (see app/boot.ts) also reaches the skill engine and its tools.
+  if (globalThis.knack) globalThis.knack.skills = skills;
+});
 export default app;

@@ -50,6 +50,8 @@ export interface KnackHandle {
   openDb: typeof openKnackDb;
   migrations: typeof KNACK_MIGRATIONS;
   StorageFullError: typeof StorageFullError;
+  /** The skill engine, tools and index (app/skillServices.ts), once loaded. */
+  skills?: import('./skillServices').SkillServices;
   /** How long boot took until services were published, in ms. */
   bootMs?: number;
 }
@@ -88,13 +90,13 @@ export function boot(): Promise<KnackServices> {
     const locks = new WebLockManager();
     const journal = new Journal({
       files,
-      intents: new IdbRecordStore<IntentRecord>(db, 'journal', 'strict'),
+      intents: new IdbRecordStore<IntentRecord>(db, 'journal', { durability: 'strict' }),
       liveness,
       locks,
     });
     const recordStores = new Map<RecordStoreName, RecordStore<unknown>>();
     const records = <T>(store: RecordStoreName): RecordStore<T> => {
-      if (!recordStores.has(store)) recordStores.set(store, new IdbRecordStore<unknown>(db, store));
+      if (!recordStores.has(store)) recordStores.set(store, new IdbRecordStore<unknown>(db, store, { onFirstWrite: requestPersistenceOnce }));
       return recordStores.get(store) as RecordStore<T>;
     };
 

@@ -89,3 +89,11 @@ export async function createSkillServices(services: KnackServices, clock: Clock 
 
   return { engine, registry: new ToolRegistry(skillToolDefinitions(engine)), index, settings };
 }
+
+let started: Promise<SkillServices> | null = null;
+
+/** The UI thread's skill services, created once after storage is up. */
+export function skillServices(): Promise<SkillServices> {
+  started ??= import('./services').then(({ services }) => services).then((s) => createSkillServices(s));
+  return started;
+}
