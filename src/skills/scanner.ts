@@ -143,15 +143,15 @@ const PATTERN_SPECS: PatternSpec[] = [
   ['role_hijack', 'injection', 'high', ['you'], /\byou(?:\s+are|'re)\s+(?:\w+\s+){0,3}?now\s+(?:a|an|the|my|acting|operating|in|called|named|free|unrestricted|no\s+longer|dan)\b/, 'tries to give the agent a new identity'],
   ['deception_hide', 'injection', 'critical', ['user'], new RegExp(`\\b(?:do\\s+not|don'?t|never)\\s+${W}(?:tell|inform|mention|reveal|show|notify|alert|let)\\s+${W}(?:the\\s+)?user\\b`), 'tells the agent to hide something from the user'],
   ['sys_prompt_override', 'injection', 'critical', ['system', 'developer'], new RegExp(`\\b(?:override|replace|overwrite|ignore|bypass|disable|forget|discard)\\s+${W}(?:system|developer)\\s+(?:prompt|message|instructions?)\\b`), 'tries to override the system prompt'],
-  ['role_pretend', 'injection', 'high', ['pretend', 'act as', 'roleplay', 'imagine'], /\b(?:pretend|act\s+as\s+if|roleplay\s+as|imagine)\s+(?:\w+\s+){0,4}?(?:are|were|have|had|to\s+be)\s+(?:\w+\s+){0,3}?(?:no|without|unrestricted|unfiltered|evil|jailbroken|uncensored)\b/, 'asks the agent to pretend it has no rules'],
+  ['role_pretend', 'injection', 'high', ['pretend', 'act', 'roleplay', 'imagine'], /\b(?:pretend|act\s+as\s+if|roleplay\s+as|imagine)\s+(?:\w+\s+){0,4}?(?:are|were|have|had|to\s+be)\s+(?:\w+\s+){0,3}?(?:no|without|unrestricted|unfiltered|evil|jailbroken|uncensored)\b/, 'asks the agent to pretend it has no rules'],
   ['disregard_rules', 'injection', 'critical', ['disregard'], new RegExp(`\\bdisregard\\s+${W}(?:rules|instructions|guidelines|policies|restrictions|safety|constraints|programming)\\b`), 'asks the agent to disregard its rules'],
-  ['leak_system_prompt', 'injection', 'high', ['prompt', 'instructions', 'developer message'], new RegExp(`\\b(?:reveal|print|output|show|repeat|leak|dump|display|disclose)\\s+${W}(?:system\\s+prompt|initial\\s+instructions|hidden\\s+instructions|developer\\s+message)\\b`), 'asks the agent to reveal its system prompt'],
+  ['leak_system_prompt', 'injection', 'high', ['prompt', 'instructions', 'developer'], new RegExp(`\\b(?:reveal|print|output|show|repeat|leak|dump|display|disclose)\\s+${W}(?:system\\s+prompt|initial\\s+instructions|hidden\\s+instructions|developer\\s+message)\\b`), 'asks the agent to reveal its system prompt'],
   ['conditional_deception', 'injection', 'high', ['if'], /\bif\s+(?:\w+\s+){0,4}?(?:user|human|they|anyone)\s+(?:\w+\s+){0,3}?(?:asks?|questions?|checks?|wonders?)\b.*\b(?:lie|deny|pretend|say\s+(?:nothing|no)|make\s+up)\b/, 'tells the agent to deceive when asked'],
   ['bypass_restrictions', 'injection', 'high', ['bypass', 'circumvent', 'evade', 'around'], new RegExp(`\\b(?:bypass|circumvent|evade|get\\s+around|work\\s+around)\\s+${W}(?:safety|security|content|restrictions?|filters?|guardrails?|moderation|polic(?:y|ies)|limitations?)\\b`), 'asks the agent to get around its safeguards'],
   ['translate_execute', 'injection', 'high', ['translate', 'decode'], /\b(?:translate|decode)\b.*\b(?:then|and)\s+(?:execute|run|eval(?:uate)?|follow)\b/, 'hides an instruction behind translation or decoding'],
   ['html_comment_injection', 'injection', 'high', ['<!--'], /<!--.*\b(?:ignore|disregard|override|system\s+prompt|you\s+(?:must|are|should)|assistant|instructions?)\b/, 'instructions hidden in an HTML comment'],
   ['hidden_div', 'injection', 'high', ['style'], /<(?:div|span|p|section)\b[^>]*style\s*=\s*['"][^'"]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0)/, 'content hidden from the reader with CSS'],
-  ['jailbreak_dan', 'injection', 'critical', ['dan', 'anything now'], /\b(?:DAN\s+mode|do\s+anything\s+now|you\s+are\s+DAN)\b/, 'DAN jailbreak'],
+  ['jailbreak_dan', 'injection', 'critical', ['dan', 'anything'], /\b(?:DAN\s+mode|do\s+anything\s+now|you\s+are\s+DAN)\b/, 'DAN jailbreak'],
   ['jailbreak_dev_mode', 'injection', 'high', ['mode'], /\b(?:(?:you\s+are|you're)\s+(?:now\s+)?in|enter(?:ing)?|activate|switch\s+to)\s+(?:developer|dev|god|jailbreak|unrestricted|sudo)\s+mode\b/, '"developer mode" jailbreak'],
   ['hypothetical_bypass', 'injection', 'high', ['hypothetical', 'fictional'], /\b(?:hypothetical(?:ly)?|fictional|in\s+a\s+story)\b.*\b(?:no\s+rules|no\s+restrictions|no\s+limits|ignore|bypass|without\s+(?:any\s+)?(?:limits|restrictions|filters|rules))\b/, 'uses a hypothetical to lift restrictions'],
   ['educational_pretext', 'injection', 'medium', ['purpose'], /\bfor\s+(?:purely\s+)?(?:educational|research|academic|testing)\s+purposes?\s+only\b/, '"for educational purposes only" pretext'],
@@ -207,7 +207,7 @@ const PATTERN_SPECS: PatternSpec[] = [
   ['bash_dev_tcp', 'network', 'critical', ['/dev/tcp', '/dev/udp'], /\/dev\/(?:tcp|udp)\//, 'bash /dev/tcp connection (reverse shell)'],
   ['python_socket_oneliner', 'network', 'critical', ['socket'], /\bpython[0-9.]*\s+-c\s+['"][^\n]*\bsocket\b/, 'python one-liner opening a socket'],
   ['socket_connect', 'network', 'high', ['connect'], /\.connect\s*\(\s*\(/, 'raw socket connect((host, port))'],
-  ['tunnel_service', 'network', 'high', ['ngrok', 'localtunnel', 'serveo', 'cloudflared', 'lt '], /\b(?:ngrok|localtunnel|serveo\.net|cloudflared\s+tunnel)\b|\blt\s+--port\b/, 'exposes a local port through a tunnel'],
+  ['tunnel_service', 'network', 'high', ['ngrok', 'localtunnel', 'serveo', 'cloudflared', '--port'], /\b(?:ngrok|localtunnel|serveo\.net|cloudflared\s+tunnel)\b|\blt\s+--port\b/, 'exposes a local port through a tunnel'],
   ['hardcoded_ip_port', 'network', 'medium', [':'], /\b(?!127\.0\.0\.1\b|0\.0\.0\.0\b)(?:\d{1,3}\.){3}\d{1,3}:\d{2,5}\b/, 'hard-coded IP address and port'],
   ['bind_all_interfaces', 'network', 'medium', ['0.0.0.0', 'inaddr_any'], /\b0\.0\.0\.0:\d+|\bINADDR_ANY\b/, 'listens on every network interface'],
   ['webhook_capture', 'network', 'high', ['webhook.site', 'requestbin', 'pipedream', 'hookbin', 'requestcatcher', 'beeceptor'], /\b(?:webhook\.site|requestbin|pipedream\.net|hookbin|requestcatcher|beeceptor)\b/, 'request-capture service'],
@@ -233,7 +233,7 @@ const PATTERN_SPECS: PatternSpec[] = [
 
   // ---- credentials written into the skill
   ['hardcoded_secret', 'credential_exposure', 'critical', ['key', 'token', 'secret', 'passw'], /\b(?:api[_-]?key|secret(?:[_-]?key)?|access[_-]?token|auth[_-]?token|token|passw(?:or)?d)\b['"]?\s*[:=]\s*['"][A-Za-z0-9+/_.=-]{20,}['"]/, 'secret value written into the skill'],
-  ['private_key_block', 'credential_exposure', 'critical', ['private key'], /-----BEGIN\s+(?:[A-Z]+\s+)?PRIVATE\s+KEY(?:\s+BLOCK)?-----/, 'private key'],
+  ['private_key_block', 'credential_exposure', 'critical', ['private'], /-----BEGIN\s+(?:[A-Z]+\s+)?PRIVATE\s+KEY(?:\s+BLOCK)?-----/, 'private key'],
   ['github_token', 'credential_exposure', 'critical', ['gh', 'github_pat_'], /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{22,}/, 'GitHub token'],
   ['openai_key', 'credential_exposure', 'critical', ['sk-'], /\bsk-(?!ant-)(?=[A-Za-z0-9_-]*\d)(?:proj-)?[A-Za-z0-9_-]{20,}/, 'OpenAI-style API key'],
   ['anthropic_key', 'credential_exposure', 'critical', ['sk-ant-'], /\bsk-ant-[A-Za-z0-9_-]{90,}/, 'Anthropic API key'],
@@ -266,6 +266,26 @@ export const THREAT_PATTERNS: readonly ThreatPattern[] = PATTERN_SPECS.map(([id,
   description,
   regex: new RegExp(confineToLine(regex.source), 'gim'),
 }));
+
+/**
+ * Which hints occur in a text, found in one pass instead of one `includes` per hint (which
+ * costs ~7 ms on 100,000 characters). Hints are tried longest first at every position where
+ * one matches; a hint that only occurs inside a longer one is credited through `containedHints`.
+ */
+const HINTS_LONGEST_FIRST = [...new Set(THREAT_PATTERNS.flatMap((p) => p.hints))].sort((a, b) => b.length - a.length);
+const HINT_RE = new RegExp(HINTS_LONGEST_FIRST.map((h) => h.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'g');
+const containedHints = new Map(HINTS_LONGEST_FIRST.map((h) => [h, HINTS_LONGEST_FIRST.filter((other) => h.includes(other))]));
+
+function hintsPresent(lowerText: string): Set<string> {
+  const found = new Set<string>();
+  HINT_RE.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = HINT_RE.exec(lowerText)) !== null) {
+    if (!found.has(m[0])) for (const h of containedHints.get(m[0])!) found.add(h);
+    HINT_RE.lastIndex = m.index + 1;
+  }
+  return found;
+}
 
 // =============================================================================================
 // Invisible characters
@@ -351,7 +371,7 @@ function lineIndexAt(starts: Int32Array, offset: number): number {
  */
 export function scanText(content: string, file = 'SKILL.md'): Finding[] {
   const findings: Finding[] = [];
-  const lower = content.toLowerCase();
+  const present = hintsPresent(content.toLowerCase());
   let starts: Int32Array | null = null;
   const lineText = (index: number) => {
     const s = starts!;
@@ -360,7 +380,7 @@ export function scanText(content: string, file = 'SKILL.md'): Finding[] {
   };
 
   for (const pattern of THREAT_PATTERNS) {
-    if (pattern.hints.length > 0 && !pattern.hints.some((hint) => lower.includes(hint))) continue;
+    if (pattern.hints.length > 0 && !pattern.hints.some((hint) => present.has(hint))) continue;
     const re = pattern.regex;
     re.lastIndex = 0;
     let m: RegExpExecArray | null;
