@@ -1,0 +1,103 @@
+/**
+ * One streaming interface for every model source (SPEC §12). The agent loops (chat on the UI
+ * thread, review in a worker) only ever see a `ChatProvider`; whether tokens come from
+ * web-llm on the GPU or an OpenAI-compatible server is the provider's business.
+ */
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+export interface ToolCall {
+  /** Provider id, or one we made up when the provider sent none. */
+  id: string;
+  name: string;
+  /** The arguments exactly as the model produced them (JSON text, maybe broken). */
+  arguments: string;
+  /** Set when the call could not be read (text protocol): the loop answers with a failure. */
+  parseError?: string;
+}
+
+export interface ChatMessage {
+  role: Role;
+  content: string;
+  /** Assistant messages: the tool calls it made. */
+  toolCalls?: ToolCall[];
+  /** Tool messages: which call this result answers, and the tool's name. */
+  toolCallId?: string;
+  name?: string;
+}
+
+/** A tool as offered to the model: JSON schema parameters (OpenAI function shape). */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: unknown;
+}
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  temperature?: number;
+  maxTokens?: number;
+  signal?: AbortSignal;
+}
+
+export interface Usage {
+  promptTokens?: number;
+  completionTokens?: number;
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'abort' | 'error' | 'other';
+
+export type StreamPart =
+  | { type: 'text-delta'; text: string }
+  | { type: 'reasoning-delta'; text: string }
+  | { type: 'tool-call'; call: ToolCall }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'finish'; reason: FinishReason };
+
+export type ProviderErrorKind =
+  | 'cors'
+  | 'network'
+  | 'auth'
+  | 'rate-limit'
+  | 'bad-request'
+  | 'server'
+  | 'stream'
+  | 'aborted'
+  | 'webgpu'
+  | 'model';
+
+/** A failure with a message the user can act on (what to set, where). */
+export class ProviderError extends Error {
+  override readonly name = 'ProviderError';
+  constructor(
+    readonly kind: ProviderErrorKind,
+    message: string,
+    /** What to do about it, shown under the message. */
+    readonly hint = '',
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface ModelInfo {
+  id: string;
+  label?: string;
+  /** Download size and VRAM needs, for in-browser models. */
+  sizeMB?: number;
+  vramMB?: number;
+}
+
+export interface ChatProvider {
+  /** e.g. "openai-compatible", "webllm". */
+  readonly id: string;
+  readonly model: string;
+  /** Whether `tools` can be sent natively; otherwise the text protocol wraps this provider. */
+  readonly nativeTools: boolean;
+  /**
+   * Streams one model call. Ends with a `finish` part; throws ProviderError for failures
+   * (an aborted signal ends with `finish: abort` instead of throwing).
+   */
+  stream(request: ChatRequest): AsyncIterable<StreamPart>;
+  listModels?(signal?: AbortSignal): Promise<ModelInfo[]>;
+}
