@@ -417,8 +417,21 @@ export function setFrontmatterFields(content: string, fields: Record<string, unk
   }
 
   for (const [key, value] of Object.entries(fields)) {
-    if (value === undefined) doc.delete(key);
-    else doc.set(key, value);
+    if (value !== undefined) {
+      doc.set(key, value);
+      continue;
+    }
+    // A comment written above a deleted key is about the file, not only that key: keep it.
+    const index = map.items.findIndex((item) => isScalar(item.key) && String(item.key.value) === key);
+    if (index === -1) continue;
+    const removedKey = map.items[index].key;
+    const comment = isScalar(removedKey) ? removedKey.commentBefore : undefined;
+    map.items.splice(index, 1);
+    if (comment) {
+      const next = map.items[index]?.key;
+      if (isScalar(next)) next.commentBefore = next.commentBefore ? `${comment}\n${next.commentBefore}` : comment;
+      else doc.comment = doc.comment ? `${doc.comment}\n${comment}` : comment;
+    }
   }
   newRaw = doc.toString({ lineWidth: 0 });
   return replaceFrontmatterText(content, newRaw);
