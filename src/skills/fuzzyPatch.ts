@@ -214,10 +214,6 @@ class FileLines {
     }
   }
 
-  get count(): number {
-    return this.lines.length;
-  }
-
   /** End of line i, before its `\n` and before a CRLF's `\r` (so line endings survive a patch). */
   end(i: number): number {
     const line = this.lines[i];
@@ -463,7 +459,7 @@ function strategyTrimmedBoundary(ctx: MatchContext): StrategyMatch {
   const k = pattern.length;
   const first = trim(pattern[0]);
   const last = trim(pattern[k - 1]);
-  const { lines, trimmed } = { lines: ctx.file.lines, trimmed: ctx.file.trimmed };
+  const { lines, trimmed } = ctx.file;
   const spans: Span[] = [];
   for (let i = 0; i + k <= lines.length; i++) {
     if (trimmed[i] !== first) continue;
