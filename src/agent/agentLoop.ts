@@ -1,0 +1,155 @@
+import type { ChatMessage, ChatProvider, ProviderError, ToolCall, ToolSpec } from '../providers/provider';
+import { fail, toJson } from '../tools/toolResult';
+import type { ToolRegistry } from '../tools/toolRegistry';
+import type { WriteContext } from '../skills/writeOrigin';
+import type { LearningCounters, LearningIntervals } from './learningCounters';
+
+/**
+ * One user turn: model call → tool calls → results → model call … until the model answers
+ * without tools, the user stops it, or the iteration limit is reached. The loop knows nothing
+ * about which provider it talks to, nor about the UI: it reports through `onEvent` and returns
+ * the messages the turn added. The same loop runs the chat (UI thread) and the review (worker).
+ */
+export type AgentEvent =
+  | { type: 'model-call'; iteration: number }
+  | { type: 'text-delta'; text: string }
+  | { type: 'reasoning-delta'; text: string }
+  | { type: 'tool-call'; call: ToolCall }
+  | { type: 'tool-result'; call: ToolCall; result: string; success: boolean }
+  | { type: 'message'; message: ChatMessage };
+
+export type TurnEnd = 'final' | 'stopped' | 'iteration-limit' | 'error';
+
+export interface TurnResult {
+  /** Messages this turn added after the user's message, in order. */
+  messages: ChatMessage[];
+  /** The final assistant text, or null when the turn ended without one. */
+  finalReply: string | null;
+  end: TurnEnd;
+  counters: LearningCounters;
+  error?: ProviderError | Error;
+  modelCalls: number;
+}
+
+export interface AgentTurnOptions {
+  provider: ChatProvider;
+  registry: ToolRegistry;
+  context: WriteContext;
+  systemPrompt: string;
+  /** Earlier messages of the session, without the system prompt, ending with the user's message. */
+  history: ChatMessage[];
+  counters: LearningCounters;
+  intervals: LearningIntervals;
+  maxIterations: number;
+  signal?: AbortSignal;
+  temperature?: number;
+  onEvent?: (event: AgentEvent) => void;
+  /** Whether this turn counts as a user turn for `turnsSinceMemory` (the review's does not). */
+  countsAsUserTurn?: boolean;
+}
+
+export const DEFAULT_MAX_ITERATIONS = 24;
+
+export function toolSpecs(registry: ToolRegistry): ToolSpec[] {
+  return registry.definitions().map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+}
+
+function iterationLimitMessage(limit: number): string {
+  return `I stopped after ${limit} steps without reaching an answer. Tell me how to continue, or narrow the request, and I will pick up from here.`;
+}
+
+export async function runAgentTurn(options: AgentTurnOptions): Promise<TurnResult> {
+  const { provider, registry, context, signal, onEvent } = options;
+  const counters = { ...options.counters };
+  const hasSkillManage = registry.get('skill_manage') !== undefined && options.intervals.creationNudgeInterval > 0;
+  const hasMemory = registry.get('memory') !== undefined && options.intervals.memoryNudgeInterval > 0;
+  if (hasMemory && options.countsAsUserTurn !== false) counters.turnsSinceMemory += 1;
+
+  const added: ChatMessage[] = [];
+  const emitMessage = (message: ChatMessage) => {
+    added.push(message);
+    onEvent?.({ type: 'message', message });
+  };
+  const tools = toolSpecs(registry);
+  let modelCalls = 0;
+
+  const result = (end: TurnEnd, finalReply: string | null, error?: Error): TurnResult => ({
+    messages: added,
+    finalReply,
+    end,
+    counters,
+    modelCalls,
+    ...(error ? { error } : {}),
+  });
+
+  for (let iteration = 1; iteration <= options.maxIterations; iteration++) {
+    if (signal?.aborted) return result('stopped', null);
+    if (hasSkillManage) counters.itersSinceSkill += 1;
+    modelCalls += 1;
+    onEvent?.({ type: 'model-call', iteration });
+
+    let text = '';
+    const calls: ToolCall[] = [];
+    let stopped = false;
+    try {
+      const stream = provider.stream({
+        messages: [{ role: 'system', content: options.systemPrompt }, ...options.history, ...added],
+        tools: tools.length ? tools : undefined,
+        temperature: options.temperature,
+        signal,
+      });
+      for await (const part of stream) {
+        if (part.type === 'text-delta') {
+          text += part.text;
+          onEvent?.({ type: 'text-delta', text: part.text });
+        } else if (part.type === 'reasoning-delta') {
+          onEvent?.({ type: 'reasoning-delta', text: part.text });
+        } else if (part.type === 'tool-call') {
+          calls.push(part.call);
+          onEvent?.({ type: 'tool-call', call: part.call });
+        } else if (part.type === 'finish' && part.reason === 'abort') {
+          stopped = true;
+        }
+      }
+    } catch (error) {
+      if (signal?.aborted) stopped = true;
+      else {
+        if (text) emitMessage({ role: 'assistant', content: text });
+        return result('error', null, error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+    if (stopped || signal?.aborted) {
+      // Keep what was said before Stop; the calls it had started are not run.
+      if (text) emitMessage({ role: 'assistant', content: text });
+      return result('stopped', null);
+    }
+
+    if (calls.length === 0) {
+      if (!text.trim()) return result('final', null);
+      emitMessage({ role: 'assistant', content: text });
+      return result('final', text);
+    }
+
+    emitMessage({ role: 'assistant', content: text, toolCalls: calls });
+    for (const call of calls) {
+      if (signal?.aborted) return result('stopped', null);
+      const output = call.parseError
+        ? toJson(fail(`Your tool call could not be read: ${call.parseError}. Send it again as valid JSON.`))
+        : await registry.dispatch(call.name, call.arguments, context);
+      // Hermes resets on dispatch, even when the call then fails validation.
+      if (!call.parseError && call.name === 'skill_manage') counters.itersSinceSkill = 0;
+      if (!call.parseError && call.name === 'memory') counters.turnsSinceMemory = 0;
+      let success = false;
+      try {
+        success = JSON.parse(output).success === true;
+      } catch {
+        success = false;
+      }
+      onEvent?.({ type: 'tool-result', call, result: output, success });
+      emitMessage({ role: 'tool', content: output, toolCallId: call.id, name: call.name });
+    }
+  }
+  const notice = iterationLimitMessage(options.maxIterations);
+  emitMessage({ role: 'assistant', content: notice });
+  return result('iteration-limit', null);
+}
