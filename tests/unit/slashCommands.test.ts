@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { completeSlash, parseSlashCommand, skillInvocationMessage } from '../../src/agent/slashCommands';
+
+const skills = new Set(['tea', 'git-style']);
+
+describe('slash commands', () => {
+  it('parses the built-in commands', () => {
+    expect(parseSlashCommand('/skills', skills)).toEqual({ kind: 'open', view: 'skills' });
+    expect(parseSlashCommand('/memory', skills)).toEqual({ kind: 'open', view: 'memory' });
+    expect(parseSlashCommand('/pending', skills)).toEqual({ kind: 'open', view: 'pending' });
+    expect(parseSlashCommand('/new', skills)).toEqual({ kind: 'new-chat' });
+    expect(parseSlashCommand('/search  blue   tea ', skills)).toEqual({ kind: 'search', query: 'blue   tea' });
+  });
+
+  it('loads a skill with the rest as the request; unknown names are reported', () => {
+    expect(parseSlashCommand('/git-style write the message\nfor this', skills)).toEqual({ kind: 'skill', name: 'git-style', request: 'write the message\nfor this' });
+    expect(parseSlashCommand('/nope hi', skills)).toEqual({ kind: 'unknown', name: 'nope' });
+  });
+
+  it('leaves ordinary text and paths alone', () => {
+    expect(parseSlashCommand('hello /skills', skills)).toBeNull();
+    expect(parseSlashCommand('//comment', skills)).toBeNull();
+  });
+
+  it('completes built-ins and skills by prefix', () => {
+    const list = [{ name: 'tea', description: 'Brew tea.' }, { name: 'git-style', description: 'Git.' }];
+    expect(completeSlash('/s', list).map((s) => s.command)).toEqual(['/skills', '/search']);
+    expect(completeSlash('/t', list)).toEqual([{ command: '/tea', description: 'Brew tea.' }]);
+    expect(completeSlash('/tea now', list)).toEqual([]);
+    expect(completeSlash('/', list)).toHaveLength(7);
+  });
+
+  it('wraps the skill and the request for the model', () => {
+    const text = skillInvocationMessage('tea', '# Tea', '');
+    expect(text).toContain('<skill name="tea">\n# Tea\n</skill>');
+    expect(text.endsWith('Apply the tea skill.')).toBe(true);
+  });
+});
