@@ -1,0 +1,39 @@
+import type { ReviewKind } from '../agent/learningCounters';
+
+/**
+ * What the review agent is asked to do (SPEC §8.2), in Knack's own words. The review sees the
+ * conversation as its history and this as the final user message.
+ */
+const MEMORY_PART = `Look back over the conversation above for facts about the user — who they are, what they want, their preferences and their setup — and for expectations about how you should work with them. If something is worth keeping, save it with the memory tool (short, declarative entries). If nothing stands out, answer exactly "Nothing to save." and stop.`;
+
+const SKILL_PART = `Look back over the conversation above and decide what Knack should learn from it as a skill: a reusable procedure for a class of tasks, written for this user.
+
+Learn from:
+- corrections of style, tone, format or length (a user's frustration is a signal too);
+- corrections of method or step order — write them as steps or pitfalls;
+- a fix, workaround or technique that was not obvious;
+- a skill that was loaded and turned out wrong, incomplete or outdated — fix it.
+
+Where to put it, in this order of preference:
+1. patch a skill that was loaded in this conversation;
+2. patch an existing skill that covers this class of task (find it with skills_list, read it with skill_view);
+3. add a supporting file to such a skill (references/ for knowledge, templates/ for starting points, scripts/ for repeatable actions) with write_file, plus a one-line pointer in its SKILL.md;
+4. only when nothing fits, create a new skill whose name describes the class of problem (never an incident, error text, ticket number or date). Its description starts with when to use it and stays within 60 characters.
+
+Whenever you create or change a skill, also write or extend its evals/evals.json with cases drawn from this conversation, so the change can be verified later. Format: {"skill_name": "<name>", "evals": [{"id": "<short-id>", "prompt": "<a request like the user's>", "expected_output": "<what a good answer does>", "checks": [{"type": "contains" | "not_contains" | "regex", "value": "<text or pattern>"}]}]}. Use mechanical checks that a good answer passes and a bad one fails. Read the existing file with skill_view first if it exists.
+
+Do not save: errors that were transient or came from the environment (missing programs, credentials, network), failures that were never resolved, one-off narratives of what happened, or claims that a tool does not work. Save the fix, not the failure.
+
+Rules of the road: you may only change skills you created earlier (the tools refuse the user's own, imported and pinned skills — leave those alone and mention them in your reply instead). Before you patch or overwrite a file, read it with skill_view in this run; if a write is refused, read once and retry once, no loops. Write each lesson as a rule with its reason; fix wrong text in place instead of appending updates. If two skills overlap, say so in your reply rather than merging them.
+
+If there is truly nothing worth keeping, answer exactly "Nothing to save."`;
+
+export function reviewPrompt(kind: ReviewKind): string {
+  const tools = `You are running in the background after the conversation, not talking to the user. Only the memory and skill tools are available here (memory, skills_list, skill_view, skill_manage).`;
+  if (kind === 'memory') return `${MEMORY_PART}\n\n${tools}`;
+  if (kind === 'skills') return `${SKILL_PART}\n\n${tools}`;
+  return `${MEMORY_PART}\n\nThen:\n\n${SKILL_PART}\n\n${tools}`;
+}
+
+export const REVIEW_TOOLS = ['memory', 'skills_list', 'skill_view', 'skill_manage'] as const;
+export const REVIEW_MAX_MODEL_CALLS = 16;

@@ -1,0 +1,111 @@
+import { runAgentTurn, type AgentEvent } from '../agent/agentLoop';
+import { zeroCounters, type ReviewKind } from '../agent/learningCounters';
+import type { ChatMessage, ChatProvider } from '../providers/provider';
+import { fail } from '../tools/toolResult';
+import { ToolRegistry, type ToolDefinition } from '../tools/toolRegistry';
+import { createWriteContext } from '../skills/writeOrigin';
+import { REVIEW_MAX_MODEL_CALLS, REVIEW_TOOLS, reviewPrompt } from './reviewPrompts';
+
+/**
+ * One background review (SPEC §8.2): the session's messages as history, the review prompt as
+ * the last user message, only the memory and skill tools, at most 16 model calls, writes under
+ * the `review` origin. It returns a transcript for the Activity view and never touches the
+ * user's session; its counters are off, so it cannot schedule another review.
+ */
+export interface ReviewToolCall {
+  name: string;
+  arguments: string;
+  result: string;
+  success: boolean;
+}
+
+export interface ReviewOutcome {
+  kind: ReviewKind;
+  end: 'final' | 'stopped' | 'iteration-limit' | 'error';
+  finalText: string | null;
+  toolCalls: ReviewToolCall[];
+  /** Short notices for the chat, e.g. "Learned: skill `x` created — unverified". */
+  notices: string[];
+  modelCalls: number;
+  error?: string;
+}
+
+/** The review's registry: the four allowed tools; anything else gets a refusal result. */
+export function reviewRegistry(full: ToolRegistry): ToolRegistry {
+  const allowed = full.subset([...REVIEW_TOOLS]);
+  const refusal = (name: string): ToolDefinition => ({
+    name,
+    description: 'not available in review',
+    parameters: { type: 'object', properties: {}, required: [] },
+    run: async () => fail(`The review agent may not call '${name}'. Only memory, skills_list, skill_view and skill_manage are allowed here.`),
+  });
+  // Tools the chat has but the review must not use answer with a refusal rather than "unknown".
+  for (const name of full.names()) if (!allowed.get(name)) allowed.register(refusal(name));
+  return allowed;
+}
+
+function noticeFor(call: ReviewToolCall): string | null {
+  if (!call.success) return null;
+  let args: Record<string, unknown> = {};
+  let result: Record<string, unknown> = {};
+  try {
+    args = JSON.parse(call.arguments || '{}');
+    result = JSON.parse(call.result);
+  } catch {
+    return null;
+  }
+  if (result.staged) return `Staged for your approval: ${String(result.gist ?? call.name)}`;
+  if (call.name === 'skill_manage') {
+    const name = String(args.name ?? '');
+    const verbs: Record<string, string> = { create: 'created', edit: 'rewritten', patch: 'patched', write_file: 'extended', remove_file: 'trimmed', delete: 'archived' };
+    const verb = verbs[String(args.action)] ?? 'updated';
+    return `Learned: skill \`${name}\` ${verb} — unverified`;
+  }
+  if (call.name === 'memory') return `Learned: memory updated`;
+  return null;
+}
+
+export async function runReview(options: {
+  provider: ChatProvider;
+  tools: ToolRegistry;
+  kind: ReviewKind;
+  sessionMessages: ChatMessage[];
+  systemPrompt: string;
+  sessionId?: string;
+  signal?: AbortSignal;
+  onEvent?: (event: AgentEvent) => void;
+}): Promise<ReviewOutcome> {
+  const context = createWriteContext('review', options.sessionId);
+  const toolCalls: ReviewToolCall[] = [];
+  const pendingArgs = new Map<string, string>();
+  const turn = await runAgentTurn({
+    provider: options.provider,
+    registry: reviewRegistry(options.tools),
+    context,
+    systemPrompt: options.systemPrompt,
+    history: [...options.sessionMessages, { role: 'user', content: reviewPrompt(options.kind) }],
+    counters: zeroCounters(),
+    intervals: { creationNudgeInterval: 0, memoryNudgeInterval: 0 },
+    maxIterations: REVIEW_MAX_MODEL_CALLS,
+    countsAsUserTurn: false,
+    signal: options.signal,
+    temperature: 0,
+    onEvent: (event) => {
+      if (event.type === 'tool-call') pendingArgs.set(event.call.id, event.call.arguments);
+      if (event.type === 'tool-result') {
+        toolCalls.push({ name: event.call.name, arguments: pendingArgs.get(event.call.id) ?? event.call.arguments, result: event.result, success: event.success });
+      }
+      options.onEvent?.(event);
+    },
+  });
+  const notices = [...new Set(toolCalls.map(noticeFor).filter((n): n is string => n !== null))];
+  return {
+    kind: options.kind,
+    end: turn.end,
+    finalText: turn.finalReply,
+    toolCalls,
+    notices,
+    modelCalls: turn.modelCalls,
+    ...(turn.error ? { error: turn.error.message } : {}),
+  };
+}
