@@ -1,0 +1,15 @@
+/**
+ * The web-llm engine worker (SPEC §2, §12.2): one `MLCEngine` behind web-llm's own worker
+ * protocol. Its only client is the UI thread's engine host (src/providers/webllm/engineHost.ts),
+ * which shares it with every other caller; see that module for why.
+ *
+ * WebGPU is exposed in dedicated workers, so the GPU work, weight loading and tokenizing all
+ * stay off the UI thread.
+ */
+import { WebWorkerMLCEngineHandler } from '@mlc-ai/web-llm';
+
+const handler = new WebWorkerMLCEngineHandler();
+
+self.onmessage = (event: MessageEvent) => {
+  handler.onmessage(event);
+};
