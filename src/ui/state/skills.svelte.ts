@@ -1,0 +1,288 @@
+/**
+ * The Skills view's state: the library rows and filters, which panel is open (a skill, the
+ * create form, the edit form), the open skill's details, and the user's actions on skills.
+ * Components read fields and call methods; every write goes through the skill engine
+ * (`SkillManageTool` with the user's write context, `rollbackEntry`, the usage store).
+ */
+import { services as storageServices } from '../../app/services';
+import { skillServices, type SkillServices } from '../../app/skillServices';
+import { rollbackEntry } from '../../skills/rollback';
+import { SkillManageTool } from '../../skills/tools/skillManage';
+import { createWriteContext } from '../../skills/writeOrigin';
+import { parseSkillFile } from '../../skills/frontmatter';
+import type { UsageRecord } from '../../skills/usageStore';
+import { textDecoder } from '../../storage/fileStore';
+import { buildRows, emptyFilters, filterOptions, filterRows, isFiltering, type SkillFilters, type SkillRow } from './skillLibrary';
+import { describeEntry, diffEntry, newestFirst, pathInSkill, type HistoryItem } from './skillHistory';
+
+export type SkillPanel = { kind: 'none' } | { kind: 'detail'; name: string } | { kind: 'create' } | { kind: 'edit'; name: string };
+
+export interface SkillDetail {
+  name: string;
+  /** The library row; null when the skill has no files now (deleted, or its creation rolled back). */
+  row: SkillRow | null;
+  /** SKILL.md exactly as stored. */
+  text: string | null;
+  /** Frontmatter as shown in the table: top-level keys with display values. */
+  frontmatter: [string, string][];
+  body: string;
+  parseError: string | null;
+  /** Paths relative to the skill folder. */
+  files: string[];
+  usage: UsageRecord | null;
+  history: HistoryItem[];
+}
+
+export type SkillConfirm = { kind: 'delete'; name: string } | { kind: 'rollback'; name: string; entryId: string; summary: string };
+
+export type ActionResult = { ok: true; message: string } | { ok: false; error: string };
+
+function displayValue(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value instanceof Date) return value.toISOString();
+  return JSON.stringify(value);
+}
+
+function splitSkill(text: string | null): Pick<SkillDetail, 'frontmatter' | 'body' | 'parseError'> {
+  if (text === null) return { frontmatter: [], body: '', parseError: null };
+  const parsed = parseSkillFile(text, { allowDuplicateKeys: true });
+  if (!parsed.ok) return { frontmatter: [], body: '', parseError: parsed.message };
+  return {
+    frontmatter: Object.entries(parsed.frontmatter).map(([key, value]) => [key, displayValue(value)]),
+    body: parsed.body,
+    parseError: null,
+  };
+}
+
+class SkillsLibrary {
+  status = $state<'loading' | 'ready' | 'error'>('loading');
+  loadError = $state<string | null>(null);
+  rows = $state<SkillRow[]>([]);
+  filters = $state<SkillFilters>(emptyFilters());
+  panel = $state<SkillPanel>({ kind: 'none' });
+  detail = $state<SkillDetail | null>(null);
+  detailLoading = $state(false);
+  /** The supporting file whose text is shown, if any. */
+  openFile = $state<{ path: string; text: string } | null>(null);
+  confirm = $state<SkillConfirm | null>(null);
+  /** The last action's outcome, for the polite status line. */
+  notice = $state<string | null>(null);
+  actionError = $state<string | null>(null);
+  busy = $state(false);
+
+  visible = $derived(filterRows(this.rows, this.filters));
+  options = $derived(filterOptions(this.rows, this.filters));
+  filtering = $derived(isFiltering(this.filters));
+
+  #services: SkillServices | null = null;
+  #starting: Promise<SkillServices> | null = null;
+  #refreshQueued = false;
+  #detailToken = 0;
+
+  /** Loads the engine once and follows its changes for the rest of the session. */
+  start = (): Promise<SkillServices> => {
+    this.#starting ??= (async () => {
+      try {
+        const services = await skillServices();
+        this.#services = services;
+        services.engine.catalog.onChange(() => this.#queueRefresh());
+        (await storageServices).changes.subscribe((change) => {
+          // Usage and verdicts change without touching the catalogue (counters, the gate).
+          if (change.type === 'skill-changed' || change.type === 'verdict-changed') this.#queueRefresh();
+        });
+        await this.refresh();
+        this.status = 'ready';
+        return services;
+      } catch (error) {
+        this.status = 'error';
+        this.loadError = error instanceof Error ? error.message : String(error);
+        throw error;
+      }
+    })();
+    return this.#starting;
+  };
+
+  #queueRefresh(): void {
+    if (this.#refreshQueued) return;
+    this.#refreshQueued = true;
+    queueMicrotask(() => {
+      this.#refreshQueued = false;
+      void this.refresh();
+    });
+  }
+
+  async refresh(): Promise<void> {
+    const services = this.#services;
+    if (!services) return;
+    const records = await services.engine.usage.all();
+    this.rows = buildRows(services.engine.catalog.entries(), records);
+    const panel = this.panel;
+    if (panel.kind === 'detail') await this.#loadDetail(panel.name, false);
+  }
+
+  setFilter = <K extends keyof SkillFilters>(key: K, value: SkillFilters[K]): void => {
+    this.filters = { ...this.filters, [key]: value };
+  };
+
+  clearFilters = (): void => {
+    this.filters = emptyFilters();
+  };
+
+  select = async (name: string): Promise<void> => {
+    this.panel = { kind: 'detail', name };
+    this.openFile = null;
+    this.actionError = null;
+    await this.#loadDetail(name, true);
+  };
+
+  closePanel = (): void => {
+    this.panel = { kind: 'none' };
+    this.detail = null;
+    this.openFile = null;
+    this.actionError = null;
+  };
+
+  openCreate = (): void => {
+    this.panel = { kind: 'create' };
+    this.detail = null;
+    this.actionError = null;
+  };
+
+  openEdit = (name: string): void => {
+    this.panel = { kind: 'edit', name };
+    this.actionError = null;
+  };
+
+  async #loadDetail(name: string, showLoading: boolean): Promise<void> {
+    const services = this.#services;
+    if (!services) return;
+    const token = ++this.#detailToken;
+    if (showLoading) this.detailLoading = true;
+    try {
+      const { engine } = services;
+      const row = this.rows.find((candidate) => candidate.name === name) ?? null;
+      const dir = row?.dir ?? null;
+      const [text, paths, usage, entries] = await Promise.all([
+        dir ? engine.files.readText(`${dir}/SKILL.md`) : Promise.resolve(null),
+        dir ? engine.files.walk(dir) : Promise.resolve([] as string[]),
+        engine.usage.find(name),
+        engine.ledger.list(name),
+      ]);
+      const blobText = async (hash: string) => {
+        const bytes = await engine.ledger.blob(hash);
+        return bytes ? textDecoder.decode(bytes) : null;
+      };
+      const history: HistoryItem[] = [];
+      for (const entry of newestFirst(entries)) history.push({ entry, diffs: await diffEntry(entry, blobText) });
+      if (token !== this.#detailToken) return; // a newer load started meanwhile
+      this.detail = {
+        name,
+        row,
+        text,
+        ...splitSkill(text),
+        files: paths.map((path) => pathInSkill(path)).sort(),
+        usage,
+        history,
+      };
+    } finally {
+      if (token === this.#detailToken) this.detailLoading = false;
+    }
+  }
+
+  showFile = async (path: string): Promise<void> => {
+    const dir = this.detail?.row?.dir;
+    if (!dir || !this.#services) return;
+    const text = await this.#services.engine.files.readText(`${dir}/${path}`);
+    this.openFile = { path, text: text ?? '(This file could not be read as text.)' };
+  };
+
+  closeFile = (): void => {
+    this.openFile = null;
+  };
+
+  /** Create or edit through skill_manage, as the user: ledger actor `user`, no model guards. */
+  save = async (mode: 'create' | 'edit', input: { name: string; category: string; content: string }): Promise<ActionResult> => {
+    const services = await this.start();
+    this.busy = true;
+    try {
+      const category = input.category.trim();
+      const outcome = await new SkillManageTool(services.engine).run(
+        { action: mode, name: input.name, content: input.content, ...(mode === 'create' && category ? { category } : {}) },
+        createWriteContext('user'),
+      );
+      if (!outcome.success) return { ok: false, error: outcome.error };
+      const message = mode === 'create' ? `Created skill ${input.name}.` : `Saved changes to ${input.name}.`;
+      this.notice = message;
+      await this.refresh();
+      await this.select(input.name);
+      return { ok: true, message };
+    } finally {
+      this.busy = false;
+    }
+  };
+
+  togglePin = async (name: string): Promise<void> => {
+    const services = await this.start();
+    const pinned = !(await services.engine.usage.get(name)).pinned;
+    await services.engine.usage.setPinned(name, pinned);
+    this.notice = pinned ? `Pinned ${name}: it cannot be deleted, and the review agent and curator leave it alone.` : `Unpinned ${name}.`;
+    await this.refresh();
+  };
+
+  requestDelete = (name: string): void => {
+    this.confirm = { kind: 'delete', name };
+  };
+
+  requestRollback = (name: string, item: HistoryItem): void => {
+    this.confirm = {
+      kind: 'rollback',
+      name,
+      entryId: item.entry.id,
+      summary: `${describeEntry(item.entry)}, ${new Date(item.entry.ts).toLocaleString()}`,
+    };
+  };
+
+  cancelConfirm = (): void => {
+    this.confirm = null;
+  };
+
+  deleteSkill = async (name: string): Promise<void> => {
+    const services = await this.start();
+    this.busy = true;
+    try {
+      const outcome = await new SkillManageTool(services.engine).run({ action: 'delete', name }, createWriteContext('user'));
+      this.confirm = null;
+      if (!outcome.success) {
+        this.actionError = outcome.error;
+        return;
+      }
+      this.notice = `Deleted skill ${name}.`;
+      this.closePanel();
+      await this.refresh();
+    } finally {
+      this.busy = false;
+    }
+  };
+
+  rollback = async (entryId: string): Promise<void> => {
+    const services = await this.start();
+    this.busy = true;
+    try {
+      const result = await rollbackEntry(services.engine, entryId, 'user');
+      this.confirm = null;
+      if (!result.success) {
+        this.actionError = result.error;
+        return;
+      }
+      this.actionError = null;
+      this.notice = `Rolled back. The rollback is in the history too, so it can be undone.`;
+      await this.refresh();
+    } finally {
+      this.busy = false;
+    }
+  };
+}
+
+export const skillsLibrary = new SkillsLibrary();
