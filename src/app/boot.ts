@@ -90,7 +90,7 @@ export function boot(): Promise<KnackServices> {
     const locks = new WebLockManager();
     const journal = new Journal({
       files,
-      intents: new IdbRecordStore<IntentRecord>(db, 'journal', { durability: 'strict' }),
+      intents: new IdbRecordStore<IntentRecord>(db, 'journal', { durability: 'relaxed' }),
       liveness,
       locks,
     });

@@ -8,17 +8,24 @@ import type { IDBPDatabase, IDBPObjectStore } from 'idb';
 import type { RecordStore } from './recordStore';
 import { isQuotaError, toStorageFullError } from './quota';
 
+export interface IdbRecordStoreOptions {
+  /**
+   * 'strict' waits until the commit is on disk. The journal uses it: its records must be
+   * durable before the file moves they announce.
+   */
+  durability?: IDBTransactionDurability;
+  /** Called (not awaited) before the first write, e.g. requestPersistenceOnce. */
+  onFirstWrite?: () => unknown;
+}
+
 export class IdbRecordStore<T> implements RecordStore<T> {
   private readonly db: IDBPDatabase<unknown>;
+  private wrote = false;
 
   constructor(
     db: IDBPDatabase<any>, // any: accepts the typed KnackDb as well as test databases
     readonly storeName: string,
-    /**
-     * 'strict' waits until the commit is on disk. The journal uses it: its records must be
-     * durable before the file moves they announce.
-     */
-    private readonly durability: IDBTransactionDurability = 'default',
+    private readonly options: IdbRecordStoreOptions = {},
   ) {
     this.db = db as IDBPDatabase<unknown>;
   }
@@ -58,8 +65,14 @@ export class IdbRecordStore<T> implements RecordStore<T> {
     what: string,
     body: (store: IDBPObjectStore<unknown, [string], string, 'readwrite'>) => Promise<unknown>,
   ): Promise<void> {
+    if (!this.wrote) {
+      this.wrote = true;
+      void Promise.resolve()
+        .then(() => this.options.onFirstWrite?.())
+        .catch(() => undefined);
+    }
     try {
-      const tx = this.db.transaction(this.storeName, 'readwrite', { durability: this.durability });
+      const tx = this.db.transaction(this.storeName, 'readwrite', { durability: this.options.durability ?? 'default' });
       // Awaiting both: a request error rejects the first, a commit failure (quota) the second.
       await Promise.all([body(tx.store), tx.done]);
     } catch (err) {

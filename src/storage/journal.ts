@@ -5,24 +5,25 @@
  * operation is written down before it starts and made durable in three phases:
  *
  *   1. staging   — the intent (paths only) is recorded; each new content is written to a
- *                  staged temp file next to its target, and each file that will be replaced
- *                  or deleted is copied to a backup temp file (the undo information).
- *                  No target file has changed yet.
- *   2. committed — the intent is re-recorded as committed. From here on the operation will
- *                  happen: steps are applied in the order given (staged file moved onto its
- *                  target, deletions, tree removals), so callers list supporting files first
- *                  and SKILL.md last when creating, and SKILL.md first when deleting.
- *   3. done      — backups are removed and the intent record is deleted.
+ *                  staged temp file next to its target. No target file has changed yet.
+ *   2. committed — the intent is re-recorded as committed, now holding the undo
+ *                  information: the previous bytes of every target (or "did not exist").
+ *                  From here on the operation will happen: steps are applied in the order
+ *                  given (staged file moved onto its target, deletions, tree removals), so
+ *                  callers list supporting files first and SKILL.md last when creating, and
+ *                  SKILL.md first when deleting.
+ *   3. done      — the intent record is deleted.
  *
  * `recover()` (run at start-up) finishes every intent whose writer is gone: a staging intent
  * is dropped (its temp files deleted; targets were never touched), a committed one is rolled
  * forward (a staged file that is gone has already been moved into place), and if rolling
- * forward fails for good it is undone from the backups (state `undoing`, which is also
- * resumable). Then stray temp files are swept. Any interruption therefore ends, after
+ * forward fails for good it is undone from the recorded previous bytes (state `undoing`,
+ * which is resumable because restoring is idempotent). Then stray temp files are swept. Any interruption therefore ends, after
  * recovery, with either every target at its old content or every target at its new one.
  *
  * The journal holds no lock of its own on the targets: callers run it inside the lock of
- * what they change (e.g. `skill:<name>`). It works on the FileStore and RecordStore
+ * what they change (e.g. `skill:<name>`). A run first settles any dead writer's intent that
+ * touches the same paths, so a replay can never land on top of newer content. It works on the FileStore and RecordStore
  * interfaces, so it runs the same on OPFS + IndexedDB and in unit tests on memory stores.
  */
 import { type FileData, type FileStore, type LockManager } from './fileStore';
@@ -43,10 +44,12 @@ export interface IntentStep {
   path: string;
   /** write: the temp file holding the new content. */
   staged?: string;
-  /** write/delete: the temp file holding the previous content. */
-  backup?: string;
-  /** write/delete: whether the target existed before (known once staging is complete). */
-  existed?: boolean;
+  /**
+   * write/delete: the target's bytes before the operation, null when it did not exist.
+   * Recorded with the commit (kept in the intent record, not in OPFS: one IndexedDB put
+   * costs far less than a copy-file, and it lands atomically with the commit itself).
+   */
+  previous?: Uint8Array | null;
 }
 
 export type IntentState = 'staging' | 'committed' | 'undoing';
@@ -69,7 +72,7 @@ export interface RunOptions {
   /**
    * Test hook: stop as if the page died right after this many durable actions (0 = before
    * the intent is recorded). Durable actions are, in order: record the intent, each staged
-   * write and backup copy, record the commit, each applied step, finish.
+   * write, record the commit, each applied step, finish.
    * The run rejects with SimulatedCrash and leaves everything for `recover()`.
    */
   failAfterStep?: number;
@@ -126,10 +129,9 @@ export class Journal {
       op: op.op,
       path: op.path,
       ...(op.op === 'write' ? { staged: tempPathFor(op.path, owner, `${id}n${i}`) } : {}),
-      ...(op.op !== 'deleteTree' ? { backup: tempPathFor(op.path, owner, `${id}b${i}`) } : {}),
     }));
     const record: IntentRecord = { id, kind, owner, createdAt: Date.now(), state: 'staging', steps, meta: options.meta };
-    const tempPaths = steps.flatMap((s) => [s.staged, s.backup].filter((p): p is string => p !== undefined));
+    const tempPaths = steps.flatMap((s) => (s.staged ? [s.staged] : []));
 
     let durableActions = 0;
     const checkpoint = () => {
@@ -139,6 +141,8 @@ export class Journal {
       durableActions += 1;
     };
 
+    await this.settleDeadIntentsOn(ops.map((op) => op.path));
+
     this.running.add(id);
     tempPaths.forEach((p) => this.liveness.markInUse(p));
     let committed = false;
@@ -146,20 +150,22 @@ export class Journal {
       checkpoint();
       await this.intents.put(id, record);
 
-      for (const [i, op] of ops.entries()) {
-        const step = steps[i]!;
-        if (op.op === 'deleteTree') continue;
-        if (op.op === 'write') {
-          checkpoint();
-          await this.files.write(step.staged!, op.data);
-        }
-        const previous = await this.files.read(op.path);
-        step.existed = previous !== null;
-        if (previous !== null) {
-          checkpoint();
-          await this.files.write(step.backup!, previous);
-        }
-      }
+      // Staging touches no target, so its files are written in parallel (each OPFS write
+      // is several round trips to the browser process). All settle before any error is
+      // raised, so nothing is still being written once run() has rejected.
+      const staging = await Promise.allSettled(
+        ops.map(async (op, i) => {
+          const step = steps[i]!;
+          if (op.op === 'deleteTree') return;
+          if (op.op === 'write') {
+            checkpoint();
+            await this.files.write(step.staged!, op.data);
+          }
+          step.previous = await this.files.read(op.path);
+        }),
+      );
+      const stagingFailure = staging.find((outcome) => outcome.status === 'rejected');
+      if (stagingFailure) throw (stagingFailure as PromiseRejectedResult).reason;
 
       checkpoint();
       await this.intents.put(id, { ...record, state: 'committed' });
@@ -179,6 +185,22 @@ export class Journal {
     } finally {
       this.running.delete(id);
       tempPaths.forEach((p) => this.liveness.release(p));
+    }
+  }
+
+  /**
+   * A writer that died mid-operation leaves its intent until the next start-up. Its lock is
+   * gone, so a live tab may come to the same files first: settle the dead intent before
+   * touching them, or a later recovery would replay old steps over newer content.
+   */
+  private async settleDeadIntentsOn(paths: string[]): Promise<void> {
+    const pending = await this.intents.getAll();
+    if (pending.length === 0) return;
+    const live = await this.liveness.liveOwners();
+    for (const intent of pending.filter(isIntentRecord)) {
+      const ownerAlive = intent.owner === this.liveness.self ? this.running.has(intent.id) : live.has(intent.owner);
+      if (ownerAlive || !intent.steps.some((step) => paths.some((path) => overlaps(path, step.path)))) continue;
+      await this.settle(intent);
     }
   }
 
@@ -212,6 +234,13 @@ export class Journal {
     const report: RecoveryReport = { rolledForward: [], rolledBack: [], skippedLive: [], failed: [], sweptTempFiles: [] };
     const live = await this.liveness.liveOwners();
     for (const intent of await this.intents.getAll()) {
+      if (!isIntentRecord(intent)) {
+        // Nothing can be done with it, and leaving it would fail every start-up.
+        const id = String((intent as { id?: unknown })?.id ?? '?');
+        report.failed.push({ id, error: 'malformed intent record dropped' });
+        if (typeof (intent as { id?: unknown })?.id === 'string') await this.intents.delete(id);
+        continue;
+      }
       const ownerAlive = intent.owner === this.liveness.self ? this.running.has(intent.id) : live.has(intent.owner);
       if (ownerAlive) {
         report.skippedLive.push(intent.id);
@@ -241,8 +270,8 @@ export class Journal {
         await this.finish(intent);
         return 'forward';
       } catch (err) {
-        // Tree removals come last and may have removed backups with the tree: past that
-        // point there is no undo, only another attempt at the next recovery.
+        // Tree removals come last and their files' previous bytes are not recorded: past
+        // that point there is no undo, only another attempt at the next recovery.
         if (current?.op === 'deleteTree') throw err;
         console.warn(`[knack] intent ${intent.id} (${intent.kind}) cannot be completed; undoing it`, err);
       }
@@ -257,7 +286,11 @@ export class Journal {
     if (step.op === 'write') {
       // A staged file that is gone has been moved into place already: only the apply
       // phase removes staged files of a committed intent, and the sweep runs after recovery.
-      if (await this.files.exists(step.staged!)) await this.files.move(step.staged!, step.path);
+      try {
+        await this.files.move(step.staged!, step.path);
+      } catch (err) {
+        if ((err as { name?: unknown })?.name !== 'NotFoundError') throw err;
+      }
     } else if (step.op === 'delete') {
       await this.files.delete(step.path);
     } else {
@@ -269,27 +302,20 @@ export class Journal {
   private async undo(intent: IntentRecord): Promise<void> {
     for (const step of [...intent.steps].reverse()) {
       if (step.op === 'deleteTree') continue; // never applied before the point of no undo
-      if (step.existed) {
-        // A backup that is gone has been restored already (an earlier, interrupted undo).
-        if (await this.files.exists(step.backup!)) await this.files.move(step.backup!, step.path);
-      } else if (step.existed === false) {
-        await this.files.delete(step.path);
-      }
+      if (step.previous === undefined) continue; // a staging record: targets untouched
+      if (step.previous === null) await this.files.delete(step.path);
+      else await this.files.write(step.path, step.previous);
     }
     await this.discard(intent);
   }
 
-  /** Deletes the intent's temp files and record (targets untouched). */
+  /** Deletes the intent's staged files and record (targets untouched). */
   private async discard(intent: IntentRecord): Promise<void> {
-    for (const step of intent.steps) {
-      if (step.staged) await this.files.delete(step.staged);
-      if (step.backup) await this.files.delete(step.backup);
-    }
+    for (const step of intent.steps) if (step.staged) await this.files.delete(step.staged);
     await this.intents.delete(intent.id);
   }
 
   private async finish(intent: IntentRecord): Promise<void> {
-    for (const step of intent.steps) if (step.backup) await this.files.delete(step.backup);
     await this.intents.delete(intent.id);
   }
 
@@ -321,4 +347,20 @@ function checkOps(ops: JournalOp[]): void {
       seen.add(op.path);
     }
   }
+}
+
+/** True when one path is the other or lies inside it. */
+function overlaps(a: string, b: string): boolean {
+  return a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+}
+
+function isIntentRecord(value: unknown): value is IntentRecord {
+  const record = value as Partial<IntentRecord> | null;
+  return (
+    typeof record?.id === 'string' &&
+    typeof record.owner === 'string' &&
+    (record.state === 'staging' || record.state === 'committed' || record.state === 'undoing') &&
+    Array.isArray(record.steps) &&
+    record.steps.every((step) => typeof step?.path === 'string' && ['write', 'delete', 'deleteTree'].includes(step.op))
+  );
 }

@@ -48,8 +48,8 @@ test('a 3-file operation stopped after every step recovers all-or-nothing', asyn
     return results;
   }, DIR);
 
-  // record + 3 staged writes + 2 backups + commit + 3 applies + finish = 11 stopping points.
-  expect(outcomes).toHaveLength(11);
+  // record + 3 staged writes + commit + 3 applies + finish = 9 stopping points.
+  expect(outcomes).toHaveLength(9);
   for (const outcome of outcomes) {
     expect(outcome.state, `stopped after step ${outcome.step}`).toMatch(/^(old|new)$/);
     expect(outcome.temps, `temp files after step ${outcome.step}`).toBe(0);
@@ -58,7 +58,7 @@ test('a 3-file operation stopped after every step recovers all-or-nothing', asyn
   const firstNew = outcomes.findIndex((o) => o.state === 'new');
   expect(outcomes.slice(0, firstNew).every((o) => o.state === 'old')).toBe(true);
   expect(outcomes.slice(firstNew).every((o) => o.state === 'new')).toBe(true);
-  expect(firstNew).toBe(7); // the commit record is the point of no return
+  expect(firstNew).toBe(5); // the commit record is the point of no return
 });
 
 test('a renderer crash in the middle of journaled operations recovers all-or-nothing', async ({ context }) => {

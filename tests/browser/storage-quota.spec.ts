@@ -10,13 +10,15 @@ const KEEP_FILE = 'test-quota/keep.txt';
 const BIG = 3 * 1024 * 1024;
 
 test('writes past a small quota fail clearly and corrupt nothing', async ({ page, baseURL }) => {
-  await openApp(page);
-  // 1 MiB leaves room for what is written first. The override must come before the first
-  // IndexedDB write: Chromium's IndexedDB reads the quota when it starts writing for the
-  // origin and does not see later overrides.
+  // The quota must be overridden before the app opens its database: Chromium's IndexedDB
+  // backend reads the quota when it starts up for the origin, and an override that lands
+  // later is seen only sometimes. A static file of the origin gives CDP a page to attach to.
+  // 1 MiB leaves room for what is written first.
+  await page.goto('/icons/icon.svg');
   const cdp = await page.context().newCDPSession(page);
   const origin = new URL(baseURL!).origin;
   await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 1024 * 1024 });
+  await openApp(page);
 
   // What exists before the disk fills up.
   const before = await page.evaluate(async (keepPath) => {
