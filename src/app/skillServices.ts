@@ -5,6 +5,8 @@ import { UsageStore, systemClock, type Clock, type UsageRecord } from '../skills
 import { Ledger, type BlobRecord, type LedgerEntry } from '../skills/ledger';
 import { PendingStore, type PendingWrite } from '../skills/pendingWrites';
 import { JournalCommitter } from '../skills/journalCommitter';
+import type { ChangeCommitter } from '../skills/fileChanges';
+import { skillDirOf } from '../skills/rollback';
 import { defaultSkillSettings, type SkillEngine, type SkillSettings } from '../skills/skillEngine';
 import { SkillIndex, type SkillLabel } from '../skills/skillIndex';
 import { ToolRegistry } from '../tools/toolRegistry';
@@ -60,7 +62,7 @@ export async function createSkillServices(services: KnackServices, clock: Clock 
     usage,
     ledger: new Ledger(services.records<LedgerEntry>('ledger'), services.records<BlobRecord>('blobs'), clock),
     pending: new PendingStore(services.records<PendingWrite>('pending')),
-    committer: new JournalCommitter(services.files, services.journal),
+    committer: markingCommitter(catalog, new JournalCommitter(services.files, services.journal)),
     settings: () => settings.get(),
     clock,
     onChange: (change) => {
@@ -88,6 +90,28 @@ export async function createSkillServices(services: KnackServices, clock: Clock 
   });
 
   return { engine, registry: new ToolRegistry(skillToolDefinitions(engine)), index, settings };
+}
+
+/**
+ * Every skill file change first leaves a marker in the catalogue snapshot (cleared when the
+ * catalogue catches up), so a tab that dies between the files and the snapshot makes the next
+ * start rescan instead of serving a stale index (SkillCatalog.beginChange).
+ */
+function markingCommitter(catalog: SkillCatalog, inner: ChangeCommitter): ChangeCommitter {
+  const dirOf = (path: string): string => {
+    const parts = path.split('/');
+    for (let end = 2; end < parts.length; end++) {
+      const dir = parts.slice(0, end).join('/');
+      if (catalog.byDirectory(dir)) return dir;
+    }
+    return path.endsWith('/SKILL.md') ? path.slice(0, -'/SKILL.md'.length) : skillDirOf(path);
+  };
+  return {
+    async commit(label, changes) {
+      await catalog.beginChange([...changes.writes.map(([path]) => path), ...changes.deletes].map(dirOf));
+      await inner.commit(label, changes);
+    },
+  };
 }
 
 let started: Promise<SkillServices> | null = null;

@@ -9,6 +9,8 @@ import type { CatalogEntry, CatalogSnapshotStore } from './skillCatalog';
 export const SNAPSHOT_VERSION = 1;
 const MANIFEST_KEY = 'manifest';
 const ENTRY_PREFIX = 'entry:';
+/** A skill file change that has started and whose snapshot update has not landed yet. */
+const CHANGING_PREFIX = 'changing:';
 
 interface Manifest {
   kind: 'manifest';
@@ -17,7 +19,7 @@ interface Manifest {
   count: number;
 }
 
-type SnapshotRecord = Manifest | { kind: 'entry'; entry: CatalogEntry };
+type SnapshotRecord = Manifest | { kind: 'entry'; entry: CatalogEntry } | { kind: 'changing'; since: number };
 
 export class RecordCatalogSnapshot implements CatalogSnapshotStore {
   constructor(private readonly store: RecordStore<unknown>) {}
@@ -27,7 +29,11 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
     const manifest = records.find((r): r is Manifest => r?.kind === 'manifest');
     if (!manifest || manifest.version !== SNAPSHOT_VERSION) return null;
     const entries: CatalogEntry[] = [];
-    for (const record of records) if (record?.kind === 'entry') entries.push(record.entry);
+    for (const record of records) {
+      if (record?.kind === 'entry') entries.push(record.entry);
+      // Files changed (or were about to) without the snapshot following: rescan.
+      else if (record?.kind === 'changing') return null;
+    }
     // A count mismatch means a write was cut off between its two puts: do not trust it.
     if (entries.length !== manifest.count) return null;
     return { generation: manifest.generation, entries };
@@ -51,6 +57,15 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
     if (!(await this.store.get(key))) return;
     await this.store.delete(key);
     await this.store.put(...this.manifestRecord(generation, (await this.manifestCount()) - 1));
+  }
+
+  async markChanging(keys: string[]): Promise<void> {
+    const since = Date.now();
+    await this.store.putMany(keys.map((key): [string, SnapshotRecord] => [CHANGING_PREFIX + key, { kind: 'changing', since }]));
+  }
+
+  async clearChanging(keys: string[]): Promise<void> {
+    for (const key of keys) await this.store.delete(CHANGING_PREFIX + key);
   }
 
   async replaceAll(entries: CatalogEntry[], generation: number): Promise<void> {

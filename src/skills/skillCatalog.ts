@@ -32,10 +32,16 @@ export interface CatalogEntry {
 }
 
 export interface CatalogSnapshotStore {
+  /** null when there is no snapshot to trust (none, torn, or a change marker left behind). */
   load(): Promise<{ generation: number; entries: CatalogEntry[] } | null>;
   putEntry(entry: CatalogEntry, generation: number): Promise<void>;
   deleteEntry(dir: string, generation: number): Promise<void>;
+  /** Replaces everything, change markers included. */
   replaceAll(entries: CatalogEntry[], generation: number): Promise<void>;
+  /** Records that files under these skill directories are about to change. */
+  markChanging?(keys: string[]): Promise<void>;
+  /** The change recorded under these keys is reflected in the snapshot. */
+  clearChanging?(keys: string[]): Promise<void>;
 }
 
 export function entryFromSkillMd(dir: string, text: string): CatalogEntry {
@@ -99,6 +105,8 @@ export async function scanSkillDirs(files: FileStore, root = SKILLS_ROOT): Promi
 export class SkillCatalog {
   private byDir = new Map<string, CatalogEntry>();
   private listeners = new Set<() => void>();
+  /** Change markers this context wrote and has not cleared yet, by skill directory. */
+  private changing = new Map<string, string[]>();
   generation = 0;
 
   constructor(
@@ -131,7 +139,34 @@ export class SkillCatalog {
     this.byDir = new Map(entries.map((entry) => [entry.dir, entry]));
     this.generation += 1;
     await this.snapshot?.replaceAll(entries, this.generation);
+    this.changing.clear();
     this.emit();
+  }
+
+  /**
+   * Call before changing files of skills in `dirs`. The files and the snapshot cannot change
+   * in one step, and a tab can die between the two (or while recovery's rescan runs, after
+   * the journal intent is already gone): the marker left behind makes the next `load()`
+   * rescan instead of trusting a snapshot that no longer matches the files. `upsert` and
+   * `remove` of the directory clear it. Archive paths are not catalogued and get none.
+   */
+  async beginChange(dirs: Iterable<string>): Promise<void> {
+    if (!this.snapshot?.markChanging) return;
+    const keys: string[] = [];
+    for (const dir of new Set(dirs)) {
+      if (!dir.startsWith(`${SKILLS_ROOT}/`) || dir.startsWith(`${ARCHIVE_DIR}/`) || dir === ARCHIVE_DIR) continue;
+      const key = `${dir}#${crypto.randomUUID()}`;
+      keys.push(key);
+      this.changing.set(dir, [...(this.changing.get(dir) ?? []), key]);
+    }
+    if (keys.length) await this.snapshot.markChanging(keys);
+  }
+
+  private async endChange(dir: string): Promise<void> {
+    const keys = this.changing.get(dir);
+    if (!keys) return;
+    this.changing.delete(dir);
+    await this.snapshot?.clearChanging?.(keys);
   }
 
   entries(): CatalogEntry[] {
@@ -170,6 +205,7 @@ export class SkillCatalog {
     this.byDir.set(dir, entry);
     this.generation += 1;
     await this.snapshot?.putEntry(entry, this.generation);
+    await this.endChange(dir);
     this.emit();
     return entry;
   }
@@ -187,9 +223,13 @@ export class SkillCatalog {
   }
 
   async remove(dir: string): Promise<void> {
-    if (!this.byDir.delete(dir)) return;
+    if (!this.byDir.delete(dir)) {
+      await this.endChange(dir);
+      return;
+    }
     this.generation += 1;
     await this.snapshot?.deleteEntry(dir, this.generation);
+    await this.endChange(dir);
     this.emit();
   }
 

@@ -34,3 +34,41 @@ describe('catalogue snapshot (write-through, SPEC §7)', () => {
     expect(await new SkillCatalog(files, new RecordCatalogSnapshot(records)).load()).toBe('rescan');
   });
 });
+
+describe('change markers (a tab dying between the files and the snapshot)', () => {
+  it('a change begun and never reflected in the snapshot makes the next load rescan', async () => {
+    const files = new MemoryFileStore();
+    const records = new MemoryRecordStore<unknown>();
+    await files.write('skills/a/SKILL.md', skillContent('a'));
+    const writer = new SkillCatalog(files, new RecordCatalogSnapshot(records));
+    await writer.load();
+    await writer.beginChange(['skills/b']);
+    await files.write('skills/b/SKILL.md', skillContent('b')); // …and the tab dies before upsert
+
+    const next = new SkillCatalog(files, new RecordCatalogSnapshot(records));
+    expect(await next.load()).toBe('rescan');
+    expect(next.entries().map((e) => e.name).sort()).toEqual(['a', 'b']);
+    // The rescan replaced the snapshot, markers included: the session after trusts it again.
+    expect(await new SkillCatalog(files, new RecordCatalogSnapshot(records)).load()).toBe('snapshot');
+  });
+
+  it('upsert and remove clear their markers, and archive paths get none', async () => {
+    const files = new MemoryFileStore();
+    const records = new MemoryRecordStore<unknown>();
+    const catalog = new SkillCatalog(files, new RecordCatalogSnapshot(records));
+    await catalog.load();
+    await catalog.beginChange(['skills/b', 'skills/.archive/old']);
+    await files.write('skills/b/SKILL.md', skillContent('b'));
+    await catalog.upsert('skills/b', skillContent('b'));
+    expect(await new SkillCatalog(files, new RecordCatalogSnapshot(records)).load()).toBe('snapshot');
+
+    await catalog.beginChange(['skills/b']);
+    await files.deleteTree('skills/b');
+    await catalog.remove('skills/b');
+    await catalog.beginChange(['skills/never-existed']);
+    await catalog.remove('skills/never-existed');
+    const reloaded = new SkillCatalog(files, new RecordCatalogSnapshot(records));
+    expect(await reloaded.load()).toBe('snapshot');
+    expect(reloaded.entries()).toEqual([]);
+  });
+});
