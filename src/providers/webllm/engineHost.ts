@@ -145,7 +145,8 @@ export class EngineHost implements EngineAccess {
     // A worker that fails to start or throws outside web-llm's task wrapper would leave every
     // pending call waiting forever; end the instance so callers get an error instead.
     const fail = (event: Event) => {
-      const detail = event instanceof ErrorEvent && event.message ? event.message : 'the worker failed';
+      // ErrorEvent for script errors; a plain Event for messageerror (and no ErrorEvent in Node tests).
+      const detail = String((event as { message?: unknown }).message || 'the worker failed');
       this.#forget(instance, new ProviderError('model', `The in-browser engine stopped: ${detail}`, 'Try again; a fresh engine starts automatically.'));
     };
     worker.addEventListener('error', fail);

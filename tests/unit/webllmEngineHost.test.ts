@@ -1,0 +1,215 @@
+/**
+ * The shared-engine host with a fake web-llm client and a fake worker: one engine for the UI
+ * caller and a remote (port) caller, turn-taking, per-caller Stop, cancel and worker death.
+ */
+import { describe, expect, it } from 'vitest';
+import { ProviderError } from '../../src/providers/provider';
+import type { ChatCompletionChunk } from '../../src/providers/webllm/engine';
+import { EngineHost, type HostStatus } from '../../src/providers/webllm/engineHost';
+import { connectRemoteEngine } from '../../src/providers/webllm/remoteEngine';
+
+const MODEL = 'Qwen3-0.6B-q4f32_1-MLC';
+
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}
+
+function chunk(content: string | null, finish: string | null = null): ChatCompletionChunk {
+  return {
+    id: 'c',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: MODEL,
+    choices: [{ index: 0, delta: content === null ? {} : { content }, finish_reason: finish as never, logprobs: null }],
+  };
+}
+
+class FakeWorker extends EventTarget {
+  terminated = false;
+  terminate() {
+    this.terminated = true;
+  }
+}
+
+interface Harness {
+  host: EngineHost;
+  workers: FakeWorker[];
+  engines: FakeClient[];
+  /** While set, every reload waits for it. */
+  reloadGate: ReturnType<typeof deferred> | null;
+}
+
+/** Stands in for WebWorkerMLCEngine: scripted reloads and streams that wait for `gate`. */
+class FakeClient {
+  reloads: string[] = [];
+  interrupts = 0;
+  streamGate = deferred();
+  #interrupted = false;
+  readonly progress: (report: { progress: number; text: string; timeElapsed: number }) => void;
+  constructor(
+    readonly harness: { reloadGate: ReturnType<typeof deferred> | null },
+    readonly worker: FakeWorker,
+    config: { initProgressCallback: (report: { progress: number; text: string; timeElapsed: number }) => void },
+  ) {
+    this.progress = config.initProgressCallback;
+  }
+  async reload(modelId: string) {
+    this.reloads.push(modelId);
+    this.progress({ progress: 0.5, text: 'Fetching param cache[1/2]', timeElapsed: 1 });
+    if (this.harness.reloadGate) await this.harness.reloadGate.promise;
+  }
+  interruptGenerate() {
+    this.interrupts++;
+    this.#interrupted = true;
+    this.streamGate.resolve();
+  }
+  async unload() {}
+  chat = {
+    completions: {
+      create: async (request: { messages: { content: string }[] }) => {
+        const client = this;
+        const label = request.messages[0].content;
+        this.#interrupted = false;
+        return (async function* () {
+          yield chunk(`${label}:1`);
+          await client.streamGate.promise;
+          if (client.#interrupted) {
+            yield chunk(null, 'abort');
+            return;
+          }
+          yield chunk(`${label}:2`, 'stop');
+        })();
+      },
+    },
+  };
+}
+
+function makeHost(): Harness {
+  const workers: FakeWorker[] = [];
+  const engines: FakeClient[] = [];
+  const harness = { reloadGate: null } as Harness;
+  const webllm = {
+    WebWorkerMLCEngine: class {
+      constructor(worker: FakeWorker, config: ConstructorParameters<typeof FakeClient>[2]) {
+        const client = new FakeClient(harness, worker, config);
+        engines.push(client);
+        return client;
+      }
+    },
+    hasModelInCache: async () => true,
+  };
+  const host = new EngineHost({
+    createWorker: () => {
+      const worker = new FakeWorker();
+      workers.push(worker);
+      return worker as unknown as Worker;
+    },
+    loadWebLlm: async () => webllm as never,
+  });
+  return Object.assign(harness, { host, workers, engines });
+}
+
+async function texts(stream: AsyncIterable<ChatCompletionChunk>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const item of stream) out.push(item.choices[0]?.delta.content ?? `<${item.choices[0]?.finish_reason}>`);
+  return out;
+}
+
+const request = (label: string) => ({ messages: [{ role: 'user' as const, content: label }], stream: true as const });
+
+describe('EngineHost', () => {
+  it('creates the worker lazily and loads a model once for every caller, reporting progress', async () => {
+    const { host, workers, engines } = makeHost();
+    expect(workers).toHaveLength(0);
+    const statuses: HostStatus[] = [];
+    host.subscribe((status) => statuses.push(status));
+    const progress: number[] = [];
+    await Promise.all([host.acquire(MODEL, { onProgress: (p) => progress.push(p.progress) }), host.acquire(MODEL)]);
+    await host.acquire(MODEL);
+    expect(workers).toHaveLength(1);
+    expect(engines[0].reloads).toEqual([MODEL]);
+    expect(progress).toEqual([0.5]);
+    expect(statuses.map((status) => status.phase)).toEqual(['idle', 'loading', 'loading', 'ready']);
+    expect(host.loadedModel).toBe(MODEL);
+  });
+
+  it('serves a remote caller through a MessagePort on the same engine', async () => {
+    const { host, workers, engines } = makeHost();
+    const remote = connectRemoteEngine(host.connectPort());
+    const engine = await remote.acquire(MODEL);
+    const stream = await engine.chat.completions.create(request('review'));
+    const collected = texts(stream);
+    engines[0].streamGate.resolve();
+    expect(await collected).toEqual(['review:1', 'review:2']);
+    // The UI then uses the same worker and model: no second load.
+    await host.acquire(MODEL);
+    expect(workers).toHaveLength(1);
+    expect(engines[0].reloads).toEqual([MODEL]);
+  });
+
+  it('gives generations turns, and one caller\'s Stop does not stop another\'s generation', async () => {
+    const { host, engines } = makeHost();
+    const chat = await host.acquire(MODEL);
+    const review = await host.acquire(MODEL);
+    const first = await chat.chat.completions.create(request('chat'));
+    const firstTexts = texts(first);
+    // The review's call waits for its turn; its Stop only takes it out of the queue.
+    const second = review.chat.completions.create(request('review'));
+    review.interruptGenerate();
+    expect(await texts(await second)).toEqual([]);
+    expect(engines[0].interrupts).toBe(0);
+    engines[0].streamGate.resolve();
+    expect(await firstTexts).toEqual(['chat:1', 'chat:2']);
+    // The chat's own Stop interrupts the engine and ends its stream with "abort".
+    engines[0].streamGate = deferred();
+    const third = await chat.chat.completions.create(request('again'));
+    const thirdTexts = texts(third);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    chat.interruptGenerate();
+    expect(await thirdTexts).toEqual(['again:1', '<abort>']);
+    expect(engines[0].interrupts).toBe(1);
+  });
+
+  it('cancel ends a load with "aborted" and the next load starts a fresh worker', async () => {
+    const harness = makeHost();
+    const { host, workers, engines } = harness;
+    harness.reloadGate = deferred();
+    const firstLoad = host.load(MODEL);
+    while (engines[0]?.reloads.length !== 1) await new Promise((resolve) => setTimeout(resolve, 1));
+    const pending = host.load(MODEL); // joins the in-flight load
+    host.cancelLoad();
+    await expect(firstLoad).rejects.toMatchObject({ kind: 'aborted' });
+    await expect(pending).rejects.toMatchObject({ kind: 'aborted' });
+    expect(workers[0].terminated).toBe(true);
+    expect(host.status.phase).toBe('idle');
+    harness.reloadGate = null;
+    await host.load(MODEL);
+    expect(workers).toHaveLength(2);
+    expect(host.loadedModel).toBe(MODEL);
+  });
+
+  it('a worker that dies mid-load fails the load instead of hanging', async () => {
+    const harness = makeHost();
+    const { host, workers, engines } = harness;
+    harness.reloadGate = deferred(); // never opened: only the worker's death can end this load
+    const loading = host.load(MODEL);
+    while (engines[0]?.reloads.length !== 1) await new Promise((resolve) => setTimeout(resolve, 1));
+    workers[0].dispatchEvent(Object.assign(new Event('error'), { message: 'boom' }));
+    const error = await loading.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ kind: 'model' });
+    expect(host.status.phase).toBe('error');
+  });
+
+  it('forwards a load failure to a remote caller with its kind and hint', async () => {
+    const { host } = makeHost();
+    const remote = connectRemoteEngine(host.connectPort());
+    const engine = await remote.acquire('not-a-model');
+    const error = await engine.chat.completions.create(request('x')).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ kind: 'model', hint: 'Pick a model from the list in Settings.' });
+  });
+});
