@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { entryFromSkillMd } from '../../../src/skills/skillCatalog';
+import { emptyUsageRecord, type UsageRecord } from '../../../src/skills/usageStore';
+import {
+  NO_CATEGORY,
+  buildRows,
+  emptyFilters,
+  filterOptions,
+  filterRows,
+  isFiltering,
+  matchesQuery,
+  ownerOf,
+  verificationGroup,
+  type SkillFilters,
+} from '../../../src/ui/state/skillLibrary';
+
+const md = (name: string, description: string, extra = '') => `---\nname: ${name}\ndescription: ${description}\n${extra}---\n\nBody.\n`;
+
+function record(name: string, change: Partial<UsageRecord>): UsageRecord {
+  return { ...emptyUsageRecord(name), ...change };
+}
+
+const entries = [
+  entryFromSkillMd('skills/devops/deploy-fly', md('deploy-fly', 'Use when deploying to Fly.io.')),
+  entryFromSkillMd('skills/data/sql-tuning', md('sql-tuning', 'Use when a query is slow.', 'tags: [postgres, performance]\n')),
+  entryFromSkillMd('skills/commit-style', md('commit-style', 'Use when writing commit messages.')),
+];
+const records = [
+  record('deploy-fly', { source: 'user', state: 'stale', pinned: true }),
+  record('sql-tuning', { source: 'import', verification: 'promoted' }),
+  record('commit-style', { source: 'review', created_by: 'agent', verification: 'rejected' }),
+  record('old-skill', { source: 'review', created_by: 'agent', state: 'archived', verification: 'staged' }),
+];
+const rows = buildRows(entries, records);
+const names = (list: { name: string }[]) => list.map((row) => row.name);
+const filters = (change: Partial<SkillFilters>): SkillFilters => ({ ...emptyFilters(), ...change });
+
+describe('owner and verification words', () => {
+  it('agent-created wins, imports are imported, everything else is yours', () => {
+    expect(ownerOf({ created_by: 'agent', source: 'review' })).toBe('agent');
+    expect(ownerOf({ created_by: null, source: 'import' })).toBe('imported');
+    expect(ownerOf({ created_by: null, source: 'foreground' })).toBe('you');
+    expect(ownerOf({ created_by: null, source: 'user' })).toBe('you');
+    expect(ownerOf(null)).toBe('you');
+  });
+
+  it('promoted is verified, rejected is rejected, staged and unmeasured are unverified', () => {
+    expect(verificationGroup('promoted')).toBe('verified');
+    expect(verificationGroup('rejected')).toBe('rejected');
+    expect(verificationGroup('staged')).toBe('unverified');
+    expect(verificationGroup('unmeasured')).toBe('unverified');
+  });
+});
+
+describe('buildRows', () => {
+  it('joins catalogue and usage, adds archived skills from their record, sorts by name', () => {
+    expect(names(rows)).toEqual(['commit-style', 'deploy-fly', 'old-skill', 'sql-tuning']);
+    const archived = rows.find((row) => row.name === 'old-skill')!;
+    expect(archived).toMatchObject({ live: false, state: 'archived', dir: 'skills/.archive/old-skill', owner: 'agent' });
+    expect(rows.find((row) => row.name === 'deploy-fly')).toMatchObject({ category: 'devops', pinned: true, state: 'stale', live: true });
+  });
+
+  it('a skill without a usage record is yours, active and unmeasured', () => {
+    const [row] = buildRows([entries[0]!], []);
+    expect(row).toMatchObject({ owner: 'you', state: 'active', verification: 'unmeasured', pinned: false });
+  });
+
+  it('a live skill is never shown archived, even when its record says so', () => {
+    const [row] = buildRows([entries[2]!], [record('commit-style', { state: 'archived' })]);
+    expect(row!.state).toBe('active');
+    expect(row!.live).toBe(true);
+  });
+});
+
+describe('filterRows', () => {
+  it('search matches name, description and tags; every term must match', () => {
+    expect(names(filterRows(rows, filters({ query: 'postgres' })))).toEqual(['sql-tuning']);
+    expect(names(filterRows(rows, filters({ query: 'FLY.IO' })))).toEqual(['deploy-fly']);
+    expect(names(filterRows(rows, filters({ query: 'use when commit' })))).toEqual(['commit-style']);
+    expect(names(filterRows(rows, filters({ query: 'slow fly' })))).toEqual([]);
+    expect(filterRows(rows, filters({ query: '   ' }))).toHaveLength(rows.length);
+  });
+
+  it('filters by category, including skills without one', () => {
+    expect(names(filterRows(rows, filters({ category: 'data' })))).toEqual(['sql-tuning']);
+    expect(names(filterRows(rows, filters({ category: NO_CATEGORY })))).toEqual(['commit-style', 'old-skill']);
+  });
+
+  it('filters by owner, state and verification, and combines filters', () => {
+    expect(names(filterRows(rows, filters({ owner: 'agent' })))).toEqual(['commit-style', 'old-skill']);
+    expect(names(filterRows(rows, filters({ owner: 'imported' })))).toEqual(['sql-tuning']);
+    expect(names(filterRows(rows, filters({ owner: 'you' })))).toEqual(['deploy-fly']);
+    expect(names(filterRows(rows, filters({ state: 'archived' })))).toEqual(['old-skill']);
+    expect(names(filterRows(rows, filters({ verification: 'unverified' })))).toEqual(['deploy-fly', 'old-skill']);
+    expect(names(filterRows(rows, filters({ owner: 'agent', state: 'active' })))).toEqual(['commit-style']);
+    expect(names(filterRows(rows, filters({ owner: 'agent', verification: 'verified' })))).toEqual([]);
+  });
+
+  it('isFiltering notices any filter, ignoring a blank search', () => {
+    expect(isFiltering(emptyFilters())).toBe(false);
+    expect(isFiltering(filters({ query: '  ' }))).toBe(false);
+    expect(isFiltering(filters({ state: 'stale' }))).toBe(true);
+  });
+
+  it('matchesQuery is case-insensitive', () => {
+    expect(matchesQuery(rows[0]!, 'COMMIT')).toBe(true);
+  });
+});
+
+describe('filterOptions counts', () => {
+  it('counts each option against the other active filters', () => {
+    const options = filterOptions(rows, filters({ owner: 'agent' }));
+    // Owner counts ignore the owner filter itself, so every owner option stays meaningful.
+    expect(options.owner.map((o) => [o.value, o.count])).toEqual([
+      ['', 4],
+      ['you', 1],
+      ['agent', 2],
+      ['imported', 1],
+    ]);
+    // State counts apply the owner filter: two agent skills, one active, one archived.
+    expect(options.state.map((o) => [o.value, o.count])).toEqual([
+      ['', 2],
+      ['active', 1],
+      ['stale', 0],
+      ['archived', 1],
+    ]);
+  });
+
+  it('lists categories found plus "No category" when some skill has none', () => {
+    const options = filterOptions(rows, emptyFilters());
+    expect(options.category.map((o) => o.label)).toEqual(['All', 'data', 'devops', 'No category']);
+    expect(options.category.find((o) => o.value === NO_CATEGORY)!.count).toBe(2);
+  });
+});
