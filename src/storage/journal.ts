@@ -141,6 +141,7 @@ export class Journal {
       durableActions += 1;
     };
 
+    await this.liveness.hold?.();
     await this.settleDeadIntentsOn(ops.map((op) => op.path));
 
     this.running.add(id);

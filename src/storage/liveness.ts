@@ -11,6 +11,8 @@
 export interface Liveness {
   /** This context's owner id: short, alphanumeric, no dots (it is embedded in file names). */
   readonly self: string;
+  /** Makes this context visible as alive to the others before it writes anything. */
+  hold?(): Promise<void>;
   /** Owner ids of every context alive right now, this one included. */
   liveOwners(): Promise<Set<string>>;
   /** Paths this context is writing right now (in-flight temp files, staged journal files). */

@@ -34,7 +34,7 @@ interface IterableDirectoryHandle extends FileSystemDirectoryHandle {
 export interface OpfsFileStoreOptions {
   /** The directory that acts as the store root; defaults to the OPFS root. */
   root?: () => Promise<FileSystemDirectoryHandle>;
-  liveness?: Liveness & { hold?: () => Promise<void> };
+  liveness?: Liveness;
   /** Called (not awaited) before the first write, e.g. requestPersistenceOnce. */
   onFirstWrite?: () => unknown;
   /** Attempts for operations that fail with NoModificationAllowedError (another writer). */
@@ -45,7 +45,7 @@ const BUSY_BACKOFF_MS = [5, 10, 20, 40, 80, 160, 320, 640];
 
 export class OpfsFileStore implements FileStore {
   private rootHandle: Promise<FileSystemDirectoryHandle> | undefined;
-  private readonly liveness: Liveness & { hold?: () => Promise<void> };
+  private readonly liveness: Liveness;
   private firstWriteSeen = false;
 
   constructor(private readonly options: OpfsFileStoreOptions = {}) {
