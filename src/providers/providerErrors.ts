@@ -202,7 +202,8 @@ export async function probeReachability(
       mode: 'no-cors',
       credentials: 'omit',
       cache: 'no-store',
-      redirect: 'manual',
+      // A no-cors request must follow redirects (anything else is a TypeError), and a
+      // redirect answer proves something is there just as well.
       signal: controller.signal,
     });
     return 'reachable';
