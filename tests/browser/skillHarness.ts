@@ -8,7 +8,7 @@
  * which is how the tests compare the in-memory catalogue with a full rescan of OPFS and with
  * what the persisted snapshot would load.
  */
-import type { Page } from '@playwright/test';
+import { type Page, expect } from '@playwright/test';
 import { openApp } from './storageHarness';
 
 export type Origin = 'foreground' | 'review' | 'curator' | 'import' | 'user';
@@ -153,3 +153,18 @@ export async function storeState(page: Page): Promise<StoreState> {
 export function skillMd(name: string, description = `Use when testing ${name}.`, body = `# ${name}\n\n1. Do the thing.\n`): string {
   return `---\nname: ${name}\ndescription: ${description}\n---\n\n${body}`;
 }
+
+/** Invariants that hold after any start: whole skills only, everything agrees, nothing left over. */
+export async function expectConsistentStore(page: Page, when: string): Promise<StoreState> {
+  const state = await storeState(page);
+  expect(state.temps, `temp files ${when}`).toEqual([]);
+  expect(state.orphanDirs, `directories without SKILL.md ${when}`).toEqual([]);
+  expect(state.catalog, `catalogue vs rescan ${when}`).toEqual(state.rescan);
+  expect(state.snapshot, `snapshot vs rescan ${when}`).toEqual(state.rescan);
+  expect(state.listed, `skills_list ${when}`).toEqual(state.skillDirs.map((d) => d.split('/').pop()).sort());
+  expect(state.rescan.filter((e) => e.parseError !== null), `unparseable SKILL.md ${when}`).toEqual([]);
+  const intents = await page.evaluate(async () => (await globalThis.knack!.journal!.unfinished()).length);
+  expect(intents, `unfinished intents ${when}`).toBe(0);
+  return state;
+}
+

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { type BrowserContext, type Page, chromium, expect, test } from '@playwright/test';
 import { chromiumLaunch } from '../../playwright.config';
 import { browserPid } from './storageHarness';
-import { type StoreState, callTool, openSkills, skillMd, storeState } from './skillHarness';
+import { type StoreState, callTool, expectConsistentStore, openSkills, skillMd } from './skillHarness';
 
 const SUPPORT_FILES: Record<string, string> = {
   'references/api.md': '# API\n\nGET /health\n',
@@ -51,20 +51,6 @@ async function crashNextJournalRun(page: Page, step: number): Promise<void> {
 /** The relative paths of the files in a directory. */
 function filesIn(state: StoreState, dir: string): string[] {
   return state.files.filter((p) => p.startsWith(`${dir}/`)).map((p) => p.slice(dir.length + 1)).sort();
-}
-
-/** Invariants that hold after any start: whole skills only, everything agrees, nothing left over. */
-async function expectConsistentStore(page: Page, when: string): Promise<StoreState> {
-  const state = await storeState(page);
-  expect(state.temps, `temp files ${when}`).toEqual([]);
-  expect(state.orphanDirs, `directories without SKILL.md ${when}`).toEqual([]);
-  expect(state.catalog, `catalogue vs rescan ${when}`).toEqual(state.rescan);
-  expect(state.snapshot, `snapshot vs rescan ${when}`).toEqual(state.rescan);
-  expect(state.listed, `skills_list ${when}`).toEqual(state.skillDirs.map((d) => d.split('/').pop()).sort());
-  expect(state.rescan.filter((e) => e.parseError !== null), `unparseable SKILL.md ${when}`).toEqual([]);
-  const intents = await page.evaluate(async () => (await globalThis.knack!.journal!.unfinished()).length);
-  expect(intents, `unfinished intents ${when}`).toBe(0);
-  return state;
 }
 
 test('a foreground delete and a review archive stopped at every durable step recover whole', async ({ page }) => {
