@@ -85,7 +85,7 @@ export const PROVIDER_PRESETS: readonly ProviderPreset[] = [
   },
 ];
 
-export const CUSTOM_PRESET_ID: PresetId = 'custom';
+export const CUSTOM_PRESET_ID = 'custom' satisfies PresetId;
 
 function normalizeBaseUrl(url: string): string {
   return url.trim().replace(/\/+$/, '');

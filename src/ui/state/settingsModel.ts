@@ -1,4 +1,5 @@
 /** Settings shape, defaults and provider presets. Plain TypeScript: no runes, no DOM. */
+import { CUSTOM_PRESET_ID, PROVIDER_PRESETS } from '../../providers/presets';
 
 export type ProviderKind = 'openai-compatible' | 'webgpu';
 export type ThemeChoice = 'system' | 'light' | 'dark';
@@ -14,16 +15,10 @@ export const PROVIDER_KINDS: readonly { id: ProviderKind; label: string }[] = [
   { id: 'webgpu', label: 'In-browser (WebGPU)' },
 ];
 
-export const CUSTOM_PRESET = 'custom';
+export const CUSTOM_PRESET = CUSTOM_PRESET_ID;
 
-export const PRESETS: readonly ProviderPreset[] = [
-  { id: 'ollama', label: 'Ollama', baseUrl: 'http://localhost:11434/v1' },
-  { id: 'lm-studio', label: 'LM Studio', baseUrl: 'http://localhost:1234/v1' },
-  { id: 'llama-cpp', label: 'llama.cpp server', baseUrl: 'http://localhost:8080/v1' },
-  { id: 'openai', label: 'OpenAI', baseUrl: 'https://api.openai.com/v1' },
-  { id: 'openrouter', label: 'OpenRouter', baseUrl: 'https://openrouter.ai/api/v1' },
-  { id: CUSTOM_PRESET, label: 'Custom', baseUrl: '' },
-];
+/** The provider layer's presets (src/providers/presets.ts), which also carry CORS advice. */
+export const PRESETS: readonly ProviderPreset[] = PROVIDER_PRESETS;
 
 export const THEME_CHOICES: readonly { id: ThemeChoice; label: string }[] = [
   { id: 'system', label: 'Match the system' },
