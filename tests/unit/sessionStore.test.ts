@@ -1,0 +1,162 @@
+/**
+ * SessionStore on the in-memory backend: creation, newest-first listing, rename, counters
+ * and snapshot, message order, updates, truncation for regenerate/edit, cascade delete and
+ * the change events the search index follows. The IndexedDB backend runs the same flows in
+ * tests/browser/sessions-memory.spec.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemorySessionBackend } from '../../src/sessions/memorySessionBackend';
+import { SessionNotFoundError, SessionStore, type SessionChange, MessageNotFoundError } from '../../src/sessions/sessionStore';
+
+function setup() {
+  let clock = 1_000;
+  let ids = 0;
+  const backend = new MemorySessionBackend();
+  const store = new SessionStore(backend, { now: () => clock, newId: () => `id-${++ids}` });
+  const changes: SessionChange[] = [];
+  store.subscribe((c) => changes.push(c));
+  return { backend, store, changes, advance: (ms: number) => (clock += ms) };
+}
+
+describe('SessionStore', () => {
+  it('creates a session with defaults and zeroed counters', async () => {
+    const { store, changes } = setup();
+    const s = await store.create();
+    expect(s).toMatchObject({ title: 'New chat', createdAt: 1000, updatedAt: 1000, messageCount: 0, itersSinceSkill: 0, turnsSinceMemory: 0, snapshot: null });
+    expect(await store.get(s.id)).toEqual(s);
+    expect(changes).toEqual([{ kind: 'session-created', session: s }]);
+  });
+
+  it('lists sessions newest activity first', async () => {
+    const { store, advance } = setup();
+    const a = await store.create({ title: 'A' });
+    advance(10);
+    const b = await store.create({ title: 'B' });
+    advance(10);
+    await store.append(a.id, { role: 'user', content: 'back to A' });
+    expect((await store.list()).map((s) => s.title)).toEqual(['A', 'B']);
+  });
+
+  it('keeps a strict order for sessions created in the same millisecond', async () => {
+    const { store } = setup();
+    const first = await store.create({ title: 'first' });
+    const second = await store.create({ title: 'second' });
+    expect(second.createdAt).toBeGreaterThan(first.createdAt);
+    expect((await store.list()).map((s) => s.title)).toEqual(['second', 'first']);
+  });
+
+  it('renames (trimmed, whitespace collapsed) without reordering; refuses an empty title', async () => {
+    const { store, changes } = setup();
+    const s = await store.create();
+    const renamed = await store.rename(s.id, '  Trip   planning ');
+    expect(renamed.title).toBe('Trip planning');
+    expect(renamed.updatedAt).toBe(s.updatedAt);
+    expect(changes.at(-1)).toMatchObject({ kind: 'session-updated' });
+    await expect(store.rename(s.id, '   ')).rejects.toThrow(/empty/);
+    await expect(store.rename('nope', 'x')).rejects.toBeInstanceOf(SessionNotFoundError);
+  });
+
+  it('persists the learning counters and the frozen snapshot per session', async () => {
+    const { store } = setup();
+    const s = await store.create({ snapshot: 'SYSTEM PROMPT v1' });
+    await store.updateCounters(s.id, { itersSinceSkill: 7 });
+    await store.updateCounters(s.id, { turnsSinceMemory: 3 });
+    const reread = await store.get(s.id);
+    expect(reread).toMatchObject({ itersSinceSkill: 7, turnsSinceMemory: 3, snapshot: 'SYSTEM PROMPT v1' });
+    await store.setSnapshot(s.id, 'SYSTEM PROMPT v2');
+    expect((await store.get(s.id))!.snapshot).toBe('SYSTEM PROMPT v2');
+  });
+
+  it('appends messages with consecutive seq and returns them in order', async () => {
+    const { store, advance } = setup();
+    const s = await store.create();
+    const m0 = await store.append(s.id, { role: 'user', content: 'hi' });
+    advance(5);
+    const m1 = await store.append(s.id, {
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: 'call_1', name: 'memory', arguments: '{"action":"add"}' }],
+    });
+    const m2 = await store.append(s.id, { role: 'tool', content: '{"success":true}', toolCallId: 'call_1', name: 'memory' });
+    expect([m0.seq, m1.seq, m2.seq]).toEqual([0, 1, 2]);
+    const messages = await store.messages(s.id);
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(messages[1]!.toolCalls).toEqual([{ id: 'call_1', name: 'memory', arguments: '{"action":"add"}' }]);
+    expect(messages[2]).toMatchObject({ toolCallId: 'call_1', name: 'memory', sessionId: s.id });
+    const session = await store.get(s.id);
+    expect(session).toMatchObject({ messageCount: 3, updatedAt: m2.createdAt });
+  });
+
+  it('refuses to append to a missing session', async () => {
+    const { store } = setup();
+    await expect(store.append('ghost', { role: 'user', content: 'x' })).rejects.toBeInstanceOf(SessionNotFoundError);
+  });
+
+  it('updates a message (streaming finalised) but never its identity or position', async () => {
+    const { store, changes } = setup();
+    const s = await store.create();
+    const m = await store.append(s.id, { role: 'assistant', content: 'Hel' });
+    const updated = await store.updateMessage(m.id, { content: 'Hello there', seq: 99, sessionId: 'other', id: 'x' });
+    expect(updated).toMatchObject({ id: m.id, seq: 0, sessionId: s.id, content: 'Hello there' });
+    expect(updated.updatedAt).toBeGreaterThan(m.createdAt);
+    expect((await store.messages(s.id))[0]!.content).toBe('Hello there');
+    expect(changes.at(-1)).toEqual({ kind: 'message-updated', message: updated });
+    await expect(store.updateMessage('missing', { content: 'x' })).rejects.toBeInstanceOf(MessageNotFoundError);
+  });
+
+  it('truncates after a seq for regenerate and edit-and-resend; seq continues from the cut', async () => {
+    const { store, changes } = setup();
+    const s = await store.create();
+    const ids = [];
+    for (const text of ['q1', 'a1', 'q2', 'a2']) ids.push((await store.append(s.id, { role: 'user', content: text })).id);
+    const removed = await store.truncateAfter(s.id, 1);
+    expect(removed.sort()).toEqual([ids[2], ids[3]].sort());
+    expect(changes.at(-1)).toEqual({ kind: 'messages-removed', sessionId: s.id, messageIds: removed });
+    expect((await store.messages(s.id)).map((m) => m.content)).toEqual(['q1', 'a1']);
+    const next = await store.append(s.id, { role: 'user', content: 'q2 edited' });
+    expect(next.seq).toBe(2);
+    expect((await store.get(s.id))!.messageCount).toBe(3);
+    expect(await store.truncateAfter(s.id, 10)).toEqual([]);
+  });
+
+  it('deletes a session and all its messages, reporting their ids', async () => {
+    const { store, backend, changes } = setup();
+    const keep = await store.create({ title: 'keep' });
+    const drop = await store.create({ title: 'drop' });
+    const kept = await store.append(keep.id, { role: 'user', content: 'stays' });
+    const gone = [await store.append(drop.id, { role: 'user', content: 'a' }), await store.append(drop.id, { role: 'assistant', content: 'b' })];
+    expect(await store.delete(drop.id)).toBe(true);
+    expect(await store.get(drop.id)).toBeUndefined();
+    expect(await store.messages(drop.id)).toEqual([]);
+    expect(await backend.getMessagesByIds(gone.map((m) => m.id))).toEqual([undefined, undefined]);
+    expect(await backend.getMessagesByIds([kept.id])).toHaveLength(1);
+    expect(changes.at(-1)).toEqual({ kind: 'session-deleted', sessionId: drop.id, messageIds: gone.map((m) => m.id) });
+    expect((await store.list()).map((s) => s.title)).toEqual(['keep']);
+    expect(await store.delete(drop.id)).toBe(false);
+  });
+
+  it('returned records are copies: mutating them does not change the store', async () => {
+    const { store } = setup();
+    const s = await store.create({ title: 'original' });
+    const listed = await store.list();
+    listed[0]!.title = 'mutated';
+    expect((await store.get(s.id))!.title).toBe('original');
+  });
+
+  it('a listener that throws does not stop the others', async () => {
+    const { store } = setup();
+    const seen: string[] = [];
+    store.subscribe(() => {
+      throw new Error('boom');
+    });
+    store.subscribe((c) => seen.push(c.kind));
+    const original = console.error;
+    console.error = () => undefined;
+    try {
+      await store.create();
+    } finally {
+      console.error = original;
+    }
+    expect(seen).toEqual(['session-created']);
+  });
+});
