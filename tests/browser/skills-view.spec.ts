@@ -290,7 +290,7 @@ test.describe('Skills view', () => {
     await expect(page.getByRole('button', { name: 'Export', exact: true })).toHaveAttribute('title', /zip export/);
 
     await page.getByRole('button', { name: 'references/api.md' }).click();
-    await expect(page.getByText('GET /v1/things')).toBeVisible();
+    await expect(page.getByRole('figure', { name: 'references/api.md', exact: true }).getByText('GET /v1/things')).toBeVisible();
     await expect(page.getByRole('button', { name: 'references/api.md' })).toHaveAttribute('aria-expanded', 'true');
     await expect(page.getByText(/Created.*by you, in the editor/)).toBeVisible();
 
