@@ -1,0 +1,279 @@
+/**
+ * Skill engine figures of SPEC §17: the skill index at session start from the snapshot, the
+ * in-memory hit, a full rescan of OPFS, the index update after one write (1,000 and 10,000
+ * skills), and `skill_manage` create/patch end to end through the app's tool registry.
+ *
+ * Where the bench libraries live. The catalogue always scans `skills/`, and the app's own
+ * catalogue (which the end-to-end bench writes through) must not see 10,000 bench skills. So
+ * the index benches run the engine's real classes (SkillCatalog, RecordCatalogSnapshot,
+ * SkillIndex, UsageStore) on:
+ *   - files: the app's OPFS store with every path moved under `bench-skills-<n>/`
+ *     (so the catalogue's `skills/` is `bench-skills-<n>/skills/` in OPFS);
+ *   - records: a separate IndexedDB database `knack-bench-skills` with the app's schema.
+ * Both are removed when the bench ends. The bench page is also a throwaway browser context
+ * (bench/run.mjs), so nothing reaches a real profile either way.
+ *
+ * Populating 10,000 skills is slow, so it writes straight to OPFS (no temp file + move: this
+ * is set-up, not a measured write) in parallel batches.
+ */
+import { sample, summarize } from './stats';
+import type { BrowserBench } from './types';
+import type { FileData, FileEntry, FileStore } from '../../src/storage/fileStore';
+import { openKnackDb } from '../../src/storage/db';
+import { IdbRecordStore } from '../../src/storage/idbRecordStore';
+import { SkillCatalog } from '../../src/skills/skillCatalog';
+import { RecordCatalogSnapshot } from '../../src/skills/catalogSnapshot';
+import { SkillIndex, type IndexOptions, type SkillLabel } from '../../src/skills/skillIndex';
+import { UsageStore, emptyUsageRecord, type UsageRecord } from '../../src/skills/usageStore';
+import type { SkillServices } from '../../src/app/skillServices';
+
+const BENCH_DB = 'knack-bench-skills';
+const CATEGORIES = 25;
+const WRITE_PARALLELISM = 64;
+const INDEX_OPTIONS: IndexOptions = { platform: null, disabled: [], available: null, tokenBudget: 2500, firstUserMessage: 'deploy the web app' };
+
+/** The app's file store seen through a prefix: `skills/…` is `<prefix>/skills/…` in OPFS. */
+function prefixedFiles(files: FileStore, prefix: string): FileStore {
+  const at = (path: string) => (path ? `${prefix}/${path}` : prefix);
+  const strip = (path: string) => path.slice(prefix.length + 1);
+  return {
+    read: (path) => files.read(at(path)),
+    readText: (path) => files.readText(at(path)),
+    write: (path: string, data: FileData) => files.write(at(path), data),
+    delete: (path) => files.delete(at(path)),
+    deleteTree: (path) => files.deleteTree(at(path)),
+    move: (from, to) => files.move(at(from), at(to)),
+    exists: (path) => files.exists(at(path)),
+    list: (dir): Promise<FileEntry[]> => files.list(at(dir)),
+    walk: async (dir) => (await files.walk(at(dir))).map(strip),
+  };
+}
+
+function skillName(i: number): string {
+  return `skill-${String(i).padStart(5, '0')}`;
+}
+
+function categoryOf(i: number): string {
+  return `category-${String(i % CATEGORIES).padStart(2, '0')}`;
+}
+
+const VERBS = ['deploying', 'reviewing', 'debugging', 'formatting', 'migrating', 'profiling', 'releasing', 'testing'];
+
+/** A SKILL.md the size of a typical learned skill (~1 KB). */
+function skillText(i: number, revision = 0): string {
+  const name = skillName(i);
+  const verb = VERBS[i % VERBS.length];
+  return [
+    '---',
+    `name: ${name}`,
+    `description: Use when ${verb} project ${i}.`,
+    'metadata:',
+    '  hermes:',
+    `    tags: [${verb}, project-${i % 97}]`,
+    '---',
+    '',
+    `# ${name}`,
+    '',
+    `1. Check the state of project ${i} before ${verb} it (revision ${revision}).`,
+    '2. Run the checks the user asked for and read every failure.',
+    '3. Write down what changed and tell the user.',
+    '',
+    '## Pitfalls',
+    '',
+    '- The staging cluster needs a manual approval step.',
+    '- Never skip the changelog entry.',
+    '',
+  ].join('\n');
+}
+
+async function opfsDir(path: string): Promise<FileSystemDirectoryHandle> {
+  let dir = await navigator.storage.getDirectory();
+  for (const part of path.split('/')) dir = await dir.getDirectoryHandle(part, { create: true });
+  return dir;
+}
+
+/** Writes `count` skills under `<root>/skills/<category>/<name>/SKILL.md` straight to OPFS. */
+async function populate(root: string, count: number): Promise<void> {
+  const categories = await Promise.all(Array.from({ length: CATEGORIES }, (_, c) => opfsDir(`${root}/skills/${categoryOf(c)}`)));
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: WRITE_PARALLELISM }, async () => {
+      while (next < count) {
+        const i = next++;
+        const dir = await categories[i % CATEGORIES]!.getDirectoryHandle(skillName(i), { create: true });
+        const handle = await dir.getFileHandle('SKILL.md', { create: true });
+        const writable = await handle.createWritable();
+        await writable.write(skillText(i));
+        await writable.close();
+      }
+    }),
+  );
+}
+
+interface BenchLibrary {
+  files: FileStore;
+  snapshotRecords: IdbRecordStore<unknown>;
+  usage: UsageStore;
+  close(): Promise<void>;
+}
+
+/** A populated library with a written snapshot and usage records, and how to remove it. */
+async function openLibrary(count: number, knackFiles: FileStore): Promise<BenchLibrary> {
+  const root = `bench-skills-${count}`;
+  await knackFiles.deleteTree(root);
+  await deleteDatabase(BENCH_DB);
+  const db = await openKnackDb({ name: BENCH_DB });
+  const snapshotRecords = new IdbRecordStore<unknown>(db, 'index');
+  const usageRecords = new IdbRecordStore<UsageRecord>(db, 'usage');
+  await populate(root, count);
+  await usageRecords.putMany(
+    Array.from({ length: count }, (_, i): [string, UsageRecord] => {
+      const record = { ...emptyUsageRecord(skillName(i)), source: 'foreground' as const, use_count: i % 7, verification: i % 5 === 0 ? ('promoted' as const) : ('unmeasured' as const) };
+      return [record.name, record];
+    }),
+  );
+  return {
+    files: prefixedFiles(knackFiles, root),
+    snapshotRecords,
+    usage: new UsageStore(usageRecords),
+    async close() {
+      db.close();
+      await deleteDatabase(BENCH_DB);
+      await knackFiles.deleteTree(root);
+    },
+  };
+}
+
+function deleteDatabase(name: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.deleteDatabase(name);
+    request.onsuccess = () => resolve();
+    request.onerror = () => reject(request.error);
+    request.onblocked = () => resolve();
+  });
+}
+
+function labelsFrom(usage: UsageStore): () => Promise<Map<string, SkillLabel>> {
+  return async () => {
+    const labels = new Map<string, SkillLabel>();
+    for (const record of await usage.all()) labels.set(record.name, { verification: record.verification, state: record.state });
+    return labels;
+  };
+}
+
+/** Every figure for one library size. */
+async function indexFigures(count: number, knackFiles: FileStore, runs: { start: number; rescan: number }) {
+  const library = await openLibrary(count, knackFiles);
+  try {
+    // Full rescan from OPFS (writes the snapshot too, as a rescan does).
+    const writer = new SkillCatalog(library.files, new RecordCatalogSnapshot(library.snapshotRecords));
+    const rescan = await sample(runs.rescan, () => writer.rescan(), 1);
+    if (writer.size !== count) throw new Error(`rescan found ${writer.size} of ${count} skills`);
+
+    // Session start: a fresh catalogue loads the snapshot and renders the index (with labels).
+    let lastIndex = '';
+    const sessionStart = await sample(
+      runs.start,
+      async () => {
+        const catalog = new SkillCatalog(library.files, new RecordCatalogSnapshot(library.snapshotRecords));
+        if ((await catalog.load()) !== 'snapshot') throw new Error('session start did not load from the snapshot');
+        lastIndex = await new SkillIndex(catalog, labelsFrom(library.usage)).render(INDEX_OPTIONS);
+      },
+      2,
+    );
+    if (!lastIndex.includes('skill-')) throw new Error('rendered index lists no skill');
+
+    // In-memory hit: the second render of the same options.
+    const catalog = new SkillCatalog(library.files, new RecordCatalogSnapshot(library.snapshotRecords));
+    await catalog.load();
+    const index = new SkillIndex(catalog, labelsFrom(library.usage));
+    await index.render(INDEX_OPTIONS);
+    const memoryHit = await sample(200, () => index.render(INDEX_OPTIONS), 5);
+
+    // One committed skill write: catalogue upsert (in memory + snapshot) and the re-render.
+    const updates: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const n = (i * 7919) % count;
+      const dir = `skills/${categoryOf(n)}/${skillName(n)}`;
+      const text = skillText(n, i + 1);
+      const started = performance.now();
+      await catalog.upsert(dir, text);
+      await index.render(INDEX_OPTIONS);
+      updates.push(performance.now() - started);
+    }
+    return {
+      skills: count,
+      sessionStart,
+      memoryHit,
+      rescan,
+      indexUpdateAfterWrite: summarize(updates),
+      indexChars: lastIndex.length,
+    };
+  } finally {
+    await library.close();
+  }
+}
+
+const skillIndex1k: BrowserBench = {
+  name: 'skillIndex1k',
+  async run(context) {
+    const { files } = await context.knack();
+    return indexFigures(1_000, files, { start: 15, rescan: 5 });
+  },
+};
+
+const skillIndex10k: BrowserBench = {
+  name: 'skillIndex10k',
+  async run(context) {
+    const { files } = await context.knack();
+    return indexFigures(10_000, files, { start: 9, rescan: 3 });
+  },
+};
+
+async function skillServices(knack: Record<string, unknown>, timeoutMs = 20_000): Promise<SkillServices> {
+  const deadline = performance.now() + timeoutMs;
+  while (!knack.skills) {
+    if (performance.now() > deadline) throw new Error('knack.skills never appeared');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return knack.skills as SkillServices;
+}
+
+const RUNS = 40;
+
+/** create and patch through the app's registry: validation, scan, atomic write, ledger, usage, catalogue, snapshot. */
+const skillManage: BrowserBench = {
+  name: 'skillManageEndToEnd',
+  async run(context) {
+    const knack = await context.knack();
+    const { registry } = await skillServices(knack);
+    const writeContext = { origin: 'foreground' as const, readPaths: new Set<string>() };
+    const names: string[] = [];
+    const call = async (args: Record<string, unknown>) => {
+      const result = JSON.parse(await registry.dispatch('skill_manage', args, writeContext)) as { success: boolean; error?: string };
+      if (!result.success) throw new Error(`skill_manage ${String(args.action)} failed: ${result.error}`);
+    };
+    try {
+      const create = await sample(RUNS, async (i) => {
+        const name = `bench-e2e-${i < 0 ? `warm${-i}` : i}`;
+        names.push(name);
+        await call({ action: 'create', name, category: 'bench', content: skillText(i < 0 ? 90_000 - i : i).replace(/^name: .*$/m, `name: ${name}`) });
+      });
+      // Each patch flips one step of a created skill between two wordings.
+      const flipped = new Set<string>();
+      const wordings = ['2. Run the checks the user asked for', '2. Run the checks the user requested'];
+      const patch = await sample(RUNS, async (i) => {
+        const name = names[((i % names.length) + names.length) % names.length]!;
+        const [from, to] = flipped.has(name) ? [wordings[1], wordings[0]] : [wordings[0], wordings[1]];
+        await call({ action: 'patch', name, old_string: from, new_string: to });
+        if (flipped.has(name)) flipped.delete(name);
+        else flipped.add(name);
+      });
+      return { create, patch, catalogSize: (await skillServices(knack)).engine.catalog.size };
+    } finally {
+      for (const name of names) await call({ action: 'delete', name }).catch(() => undefined);
+    }
+  },
+};
+
+export const benches: BrowserBench[] = [skillIndex1k, skillIndex10k, skillManage];
