@@ -52,6 +52,10 @@ export interface KnackHandle {
   StorageFullError: typeof StorageFullError;
   /** The skill engine, tools and index (app/skillServices.ts), once loaded. */
   skills?: import('./skillServices').SkillServices;
+  /** The memory store and tool (app/memoryServices.ts), once loaded. */
+  memory?: import('./memoryServices').MemoryServices;
+  /** Sessions, session search and its tool (app/sessionServices.ts), once loaded. */
+  sessions?: import('./sessionServices').SessionServices;
   /** How long boot took until services were published, in ms. */
   bootMs?: number;
 }
@@ -90,7 +94,7 @@ export function boot(): Promise<KnackServices> {
     const locks = new WebLockManager();
     const journal = new Journal({
       files,
-      intents: new IdbRecordStore<IntentRecord>(db, 'journal', { durability: 'relaxed' }),
+      intents: new IdbRecordStore<IntentRecord>(db, 'journal', { durability: 'strict' }),
       liveness,
       locks,
     });
