@@ -5,7 +5,14 @@ import { boot } from './app/boot';
 // Mount first so the chat input is usable at once; storage and the skill engine (a separate
 // chunk: YAML, diff, scanner) arrive a moment later.
 const app = mount(App, { target: document.getElementById('app')! });
-void boot().then(async () => {
+const booted = boot();
+// Memory and sessions are small lazy chunks too; the console handle reaches them as well.
+void booted.then(async () => {
+  const [{ memoryServices }, { sessionServices }] = await Promise.all([import('./app/memoryServices'), import('./app/sessionServices')]);
+  const [memory, sessions] = await Promise.all([memoryServices(), sessionServices()]);
+  if (globalThis.knack) Object.assign(globalThis.knack, { memory, sessions });
+});
+void booted.then(async () => {
   const { skillServices } = await import('./app/skillServices');
   const skills = await skillServices();
   // The console handle (see app/boot.ts) also reaches the skill engine and its tools.

@@ -224,10 +224,13 @@ export class SessionSearch {
     const limit = Math.max(1, Math.min(MAX_SEARCH_LIMIT, Math.floor(options.limit ?? DEFAULT_SEARCH_LIMIT)));
     await this.ensureLoaded();
     const index = this.index!;
-    // Every word must match (the last one as a prefix while typing); if nothing does, any word.
-    const searchOptions = { prefix: (term: string, i: number, all: string[]) => i === all.length - 1 && term.length >= 3 };
-    let results = index.search(q, { ...searchOptions, combineWith: 'AND' });
-    if (results.length === 0) results = index.search(q, { ...searchOptions, combineWith: 'OR' });
+    // Whole words, all of them; then the last word as a prefix (a word still being typed);
+    // then any of the words. Prefix expansion can pull in hundreds of terms, so it is only
+    // tried when whole words found nothing.
+    const lastAsPrefix = { prefix: (term: string, i: number, all: string[]) => i === all.length - 1 && term.length >= 3 };
+    let results = index.search(q, { combineWith: 'AND' });
+    if (results.length === 0) results = index.search(q, { ...lastAsPrefix, combineWith: 'AND' });
+    if (results.length === 0) results = index.search(q, { combineWith: 'OR' });
 
     const groups = new Map<string, { score: number; count: number; top: SearchResult[] }>();
     for (const result of results) {
