@@ -6,17 +6,14 @@
  * do). The sweep of stray temp files walks all of OPFS and runs afterwards; strays are
  * invisible to readers, so nothing waits for it except `knack.ready`.
  */
-import { ChangeFeed } from '../storage/changes';
+import type { ChangeFeed } from '../storage/changes';
 import { type KnackDb, KNACK_MIGRATIONS, type RecordStoreName, openKnackDb } from '../storage/db';
 import type { FileStore, LockManager } from '../storage/fileStore';
-import { IdbRecordStore } from '../storage/idbRecordStore';
-import { Journal, type IntentRecord, type RecoveryReport } from '../storage/journal';
-import { contextLiveness } from '../storage/liveness';
-import { OpfsFileStore } from '../storage/opfsFileStore';
+import type { Journal, RecoveryReport } from '../storage/journal';
 import { requestPersistenceOnce, storageStatus } from '../storage/persistence';
 import { StorageFullError } from '../storage/quota';
 import type { RecordStore } from '../storage/recordStore';
-import { WebLockManager } from '../storage/webLocks';
+import { openStorage } from './openStorage';
 import { failServices, provideServices, type KnackServices } from './services';
 
 /**
@@ -84,38 +81,8 @@ export function boot(): Promise<KnackServices> {
   globalThis.knack = handle;
 
   const booted = (async () => {
-    const liveness = contextLiveness();
-    const changes = new ChangeFeed();
-    const [db] = await Promise.all([
-      openKnackDb({ onVersionChange: () => console.warn('[knack] a newer version of Knack opened; reload this tab') }),
-      liveness.hold(),
-    ]);
-    const files = new OpfsFileStore({ liveness, onFirstWrite: requestPersistenceOnce });
-    const locks = new WebLockManager();
-    const journal = new Journal({
-      files,
-      intents: new IdbRecordStore<IntentRecord>(db, 'journal', { durability: 'strict' }),
-      liveness,
-      locks,
-    });
-    const recordStores = new Map<RecordStoreName, RecordStore<unknown>>();
-    const records = <T>(store: RecordStoreName): RecordStore<T> => {
-      if (!recordStores.has(store)) recordStores.set(store, new IdbRecordStore<unknown>(db, store, { onFirstWrite: requestPersistenceOnce }));
-      return recordStores.get(store) as RecordStore<T>;
-    };
-
-    const recovery = await journal.recover({ sweep: false });
-    const settled = recovery.rolledForward.length + recovery.rolledBack.length;
-    if (settled > 0) {
-      // Skill files changed behind the index's back: listeners rescan.
-      changes.publish({
-        type: 'storage-recovered',
-        rolledForward: recovery.rolledForward.length,
-        rolledBack: recovery.rolledBack.length,
-      });
-    }
-
-    const value: KnackServices = { files, locks, db, records, journal, changes, recovery, storageStatus };
+    const value = await openStorage({ onFirstWrite: requestPersistenceOnce, recover: true });
+    const { files, locks, db, journal, changes, records, recovery } = value;
     Object.assign(handle, {
       files,
       locks,
