@@ -26,8 +26,12 @@ export interface CuratorRun {
   startedAt: string;
 }
 
-export async function runCurator(engine: SkillEngine, options: { dryRun?: boolean; config?: CuratorConfig } = {}): Promise<CuratorRun> {
-  const now = engine.clock();
+export async function runCurator(
+  engine: SkillEngine,
+  options: { dryRun?: boolean; config?: CuratorConfig; now?: Date } = {},
+): Promise<CuratorRun> {
+  // `now` lets the Skills view preview a future run and tests drive the clock.
+  const now = options.now ?? engine.clock();
   const records = await engine.usage.all();
   const transitions = planTransitions(records, now, options.config ?? defaultCuratorConfig);
   const dryRun = options.dryRun === true;
