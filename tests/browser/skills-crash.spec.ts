@@ -161,7 +161,7 @@ test('skill operations killed by renderer crashes and browser SIGKILL recover wh
   const userDataDir = mkdtempSync(join(tmpdir(), 'knack-skills-crash-'));
   const launch = () => chromium.launchPersistentContext(userDataDir, { ...chromiumLaunch, headless: true, serviceWorkers: 'block', baseURL });
   let context: BrowserContext = await launch();
-  let round = 0;
+  let rounds = 0;
   let settled = 0;
   try {
     for (let kill = 0; kill <= KILLS; kill++) {
@@ -181,10 +181,20 @@ test('skill operations killed by renderer crashes and browser SIGKILL recover wh
         const created = await callTool(page, 'skill_manage', { action: 'create', name: 'umbrella', content: skillMd('umbrella', 'Use when testing umbrella.', '# umbrella\n\nLOG\n') });
         expect(created.result).toMatchObject({ success: true });
       }
-      await startStorm(page, round);
-      await page.waitForFunction(() => (globalThis as unknown as { stormOps: number }).stormOps >= 3);
+      // Each storm numbers its skills from its own block, so a round cut off by the kill never
+      // collides with the next storm's names.
+      await startStorm(page, kill * 1000);
+      await page.waitForFunction(() => {
+        const w = globalThis as unknown as { stormOps: number; stormError: string | null };
+        return w.stormOps >= 3 || w.stormError !== null;
+      });
       await page.waitForTimeout(Math.floor(Math.random() * 400));
-      round = await page.evaluate(() => (globalThis as unknown as { stormRound: number }).stormRound + 1);
+      const progress = await page.evaluate(() => {
+        const w = globalThis as unknown as { stormRound: number; stormError: string | null };
+        return { stormRound: w.stormRound, stormError: w.stormError };
+      });
+      expect(progress.stormError, `storm before kill ${kill}`).toBeNull();
+      rounds += progress.stormRound - kill * 1000 + 1;
 
       if (kill % 2 === 0) {
         const cdp = await context.newCDPSession(page);
@@ -204,17 +214,18 @@ test('skill operations killed by renderer crashes and browser SIGKILL recover wh
     await context.close().catch(() => undefined);
     rmSync(userDataDir, { recursive: true, force: true });
   }
-  console.log(`skills crash (kills): ${KILLS} kills, storm reached round ${round}, intents settled at boot ${settled}`);
-  expect(round).toBeGreaterThan(KILLS);
+  console.log(`skills crash (kills): ${KILLS} kills, ${rounds} storm rounds begun, intents settled at boot ${settled}`);
+  expect(rounds).toBeGreaterThan(KILLS);
 });
 
 /** Endless loop in the page: create a 6-file skill, patch the umbrella, delete or archive the skill. */
 async function startStorm(page: Page, firstRound: number): Promise<void> {
   await page.evaluate(
     ({ firstRound, support }) => {
-      const w = globalThis as unknown as { stormOps: number; stormRound: number };
+      const w = globalThis as unknown as { stormOps: number; stormRound: number; stormError: string | null };
       w.stormOps = 0;
       w.stormRound = firstRound;
+      w.stormError = null;
       const call = async (args: Record<string, unknown>, origin: 'foreground' | 'review') => {
         const { result, raw } = await globalThis.skillProbe!.call('skill_manage', args, origin);
         if (!result.success) throw new Error(raw);
@@ -231,7 +242,9 @@ async function startStorm(page: Page, firstRound: number): Promise<void> {
           // Keep every third skill; archive (review) or delete (foreground) the others.
           if (round % 3 !== 0) await call({ action: 'delete', name, ...(origin === 'review' ? { absorbed_into: 'umbrella' } : {}) }, origin);
         }
-      })().catch((error) => console.error('storm stopped', error));
+      })().catch((error) => {
+        w.stormError = String(error);
+      });
     },
     { firstRound, support: SUPPORT_FILES },
   );
