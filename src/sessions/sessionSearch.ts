@@ -93,6 +93,8 @@ export interface SearchQueryOptions {
   limit?: number;
   /** Leave this session out (the current conversation is already in the model's context). */
   excludeSessionId?: string;
+  /** Treat the last word as a prefix when whole words find nothing (a search box while typing). */
+  prefix?: boolean;
 }
 
 /** Payload saved in chunks: MiniSearch's own JSON plus which messages belong to which session. */
@@ -224,12 +226,12 @@ export class SessionSearch {
     const limit = Math.max(1, Math.min(MAX_SEARCH_LIMIT, Math.floor(options.limit ?? DEFAULT_SEARCH_LIMIT)));
     await this.ensureLoaded();
     const index = this.index!;
-    // Whole words, all of them; then the last word as a prefix (a word still being typed);
-    // then any of the words. Prefix expansion can pull in hundreds of terms, so it is only
-    // tried when whole words found nothing.
+    // Whole words, all of them; then (search-as-you-type only) the last word as a prefix;
+    // then any of the words. A prefix can expand to hundreds of terms, which costs more than
+    // the whole-word search, so it is opt-in and only tried when whole words found nothing.
     const lastAsPrefix = { prefix: (term: string, i: number, all: string[]) => i === all.length - 1 && term.length >= 3 };
     let results = index.search(q, { combineWith: 'AND' });
-    if (results.length === 0) results = index.search(q, { ...lastAsPrefix, combineWith: 'AND' });
+    if (results.length === 0 && options.prefix) results = index.search(q, { ...lastAsPrefix, combineWith: 'AND' });
     if (results.length === 0) results = index.search(q, { combineWith: 'OR' });
 
     const groups = new Map<string, { score: number; count: number; top: SearchResult[] }>();
