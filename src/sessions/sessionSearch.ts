@@ -30,6 +30,12 @@ const SNIPPET_AFTER = 140;
  * event has not reached this tab yet, so the snapshot may not contain it.
  */
 const DIRTY_GRACE_MS = 5_000;
+/**
+ * A full save serialises the whole index (seconds of main-thread work at 200,000 messages),
+ * so it waits until this many sessions changed; until then their dirty marks keep a reload
+ * correct at the price of re-reading those sessions. Page hide also saves.
+ */
+const SAVE_AFTER_DIRTY_SESSIONS = 50;
 
 interface IndexedMessage {
   id: string;
@@ -85,7 +91,7 @@ export interface SessionSearchOptions {
   backend: SessionBackend;
   persistence: SearchIndexPersistence;
   now?: () => number;
-  /** Idle time after the last change before the whole index is saved again. */
+  /** Idle time after the last change before the whole index is saved again (once enough sessions changed). */
   saveDelayMs?: number;
 }
 
@@ -145,6 +151,8 @@ export class SessionSearch {
   private queue: Promise<unknown> = Promise.resolve();
   private saveTimer: ReturnType<typeof setTimeout> | null = null;
   private unsaved = false;
+  /** Sessions changed since the last save. */
+  private changedSinceSave = new Set<string>();
   private readonly now: () => number;
   /** How the index was obtained, and how long it took (ms). */
   readonly stats = { source: null as 'saved' | 'rebuilt' | null, loadMs: 0, reindexedSessions: 0 };
@@ -181,7 +189,7 @@ export class SessionSearch {
           if (change.kind === 'session-deleted') this.dropSession(index, change.sessionId);
           break;
       }
-      this.scheduleSave();
+      this.scheduleSave(sessionId);
     });
   }
 
@@ -190,7 +198,7 @@ export class SessionSearch {
     return this.enqueue(async () => {
       if (!this.index) return; // its own dirty mark (written by that tab) covers it at load
       await this.reindexNow(this.index, sessionId);
-      this.scheduleSave();
+      this.scheduleSave(sessionId);
     });
   }
 
@@ -314,7 +322,7 @@ export class SessionSearch {
     this.stats.source = 'saved';
     this.stats.reindexedSessions = dirty.length;
     this.stats.loadMs = this.now() - started;
-    if (dirty.length > 0) this.scheduleSave();
+    for (const sessionId of dirty) this.scheduleSave(sessionId);
   }
 
   private async rebuildNow(): Promise<void> {
@@ -377,8 +385,10 @@ export class SessionSearch {
     return docs;
   }
 
-  private scheduleSave(): void {
+  private scheduleSave(sessionId: string): void {
     this.unsaved = true;
+    this.changedSinceSave.add(sessionId);
+    if (this.changedSinceSave.size < SAVE_AFTER_DIRTY_SESSIONS) return;
     const delay = this.options.saveDelayMs ?? 15_000;
     if (this.saveTimer !== null) clearTimeout(this.saveTimer);
     this.saveTimer = setTimeout(() => {
@@ -396,6 +406,7 @@ export class SessionSearch {
     };
     const json = JSON.stringify(payload);
     this.unsaved = false;
+    this.changedSinceSave.clear();
     await this.options.persistence.save(
       { version: SEARCH_INDEX_VERSION, documentCount: this.index.documentCount, savedAt: takenAt },
       json,

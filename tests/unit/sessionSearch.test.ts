@@ -151,6 +151,28 @@ describe('SessionSearch', () => {
     expect(await first.persistence.dirtySessions()).toEqual([]);
   });
 
+  it('defers full saves until 50 sessions changed (dirty marks cover the rest)', async () => {
+    const persistence = new MemorySearchIndexPersistence();
+    const backend = new MemorySessionBackend();
+    const store = new SessionStore(backend);
+    const search = new SessionSearch({ backend, persistence, saveDelayMs: 0 });
+    const pending: Promise<void>[] = [];
+    store.subscribe((change) => pending.push(search.apply(change)));
+    await search.ensureLoaded(); // empty: rebuilt and saved once
+    expect(persistence.saves).toBe(1);
+    const wait = () => new Promise((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < 49; i++) await seed(store, `s${i}`, [`note ${i}`]);
+    await Promise.all(pending.splice(0));
+    await wait();
+    expect(persistence.saves).toBe(1);
+    expect(await persistence.dirtySessions()).toHaveLength(49);
+    await seed(store, 's49', ['the fiftieth']);
+    await Promise.all(pending.splice(0));
+    await wait();
+    expect(persistence.saves).toBe(2);
+    search.dispose();
+  });
+
   it('rebuilds from messages when the saved index has another version or is unreadable', async () => {
     const t = setup();
     await seed(t.store, 'v', ['quartz crystal']);
