@@ -8,6 +8,9 @@ import { storageStatus } from '../storage/persistence';
 import type { RecordStore } from '../storage/recordStore';
 import { WebLockManager } from '../storage/webLocks';
 import type { KnackServices } from './services';
+import { applyCommitEffects, isCommitEffects } from '../skills/commitEffects';
+import { Ledger, type BlobRecord, type LedgerEntry } from '../skills/ledger';
+import { UsageStore, type UsageRecord } from '../skills/usageStore';
 
 /**
  * Opens Knack's storage in this context — the UI thread at boot, or a worker. Only the UI
@@ -26,17 +29,27 @@ export async function openStorage(options: {
   ]);
   const files = new OpfsFileStore({ liveness, onFirstWrite: options.onFirstWrite });
   const locks = new WebLockManager();
-  const journal = new Journal({
-    files,
-    intents: new IdbRecordStore<IntentRecord>(db, 'journal', { durability: 'strict' }),
-    liveness,
-    locks,
-  });
   const recordStores = new Map<RecordStoreName, RecordStore<unknown>>();
   const records = <T>(store: RecordStoreName): RecordStore<T> => {
     if (!recordStores.has(store)) recordStores.set(store, new IdbRecordStore<unknown>(db, store, { onFirstWrite: options.onFirstWrite }));
     return recordStores.get(store) as RecordStore<T>;
   };
+  // A committed multi-file change carries its ledger entry and usage update; they are applied
+  // here too, so a change that recovery completes is recorded like any other.
+  const effectDeps = {
+    ledger: new Ledger(records<LedgerEntry>('ledger'), records<BlobRecord>('blobs')),
+    usage: new UsageStore(records<UsageRecord>('usage')),
+  };
+  const journal = new Journal({
+    files,
+    intents: new IdbRecordStore<IntentRecord>(db, 'journal', { durability: 'strict' }),
+    liveness,
+    locks,
+    onCommitted: async (intent) => {
+      const effects = (intent.meta as { effects?: unknown } | undefined)?.effects;
+      if (isCommitEffects(effects)) await applyCommitEffects(effects, effectDeps);
+    },
+  });
 
   let recovery: RecoveryReport = { rolledForward: [], rolledBack: [], skippedLive: [], failed: [], sweptTempFiles: [] };
   if (options.recover) {

@@ -5,6 +5,7 @@ import { UsageStore, systemClock, type Clock, type UsageRecord } from '../skills
 import { Ledger, type BlobRecord, type LedgerEntry } from '../skills/ledger';
 import { PendingStore, type PendingWrite } from '../skills/pendingWrites';
 import { JournalCommitter } from '../skills/journalCommitter';
+import { applyCommitEffects } from '../skills/commitEffects';
 import type { ChangeCommitter } from '../skills/fileChanges';
 import { skillDirOf } from '../skills/rollback';
 import { defaultSkillSettings, type SkillEngine, type SkillSettings } from '../skills/skillEngine';
@@ -52,6 +53,7 @@ export async function createSkillServices(services: KnackServices, clock: Clock 
   const contextId = crypto.randomUUID(); // to tell our own change events from other contexts'
   const catalog = new SkillCatalog(services.files, new RecordCatalogSnapshot(services.records<unknown>('index')));
   const usage = new UsageStore(services.records<UsageRecord>('usage'), clock);
+  const ledger = new Ledger(services.records<LedgerEntry>('ledger'), services.records<BlobRecord>('blobs'), clock);
   const recovered = services.recovery.rolledForward.length + services.recovery.rolledBack.length > 0;
   await Promise.all([settings.load(), catalog.load({ forceRescan: recovered })]);
 
@@ -60,9 +62,12 @@ export async function createSkillServices(services: KnackServices, clock: Clock 
     locks: services.locks,
     catalog,
     usage,
-    ledger: new Ledger(services.records<LedgerEntry>('ledger'), services.records<BlobRecord>('blobs'), clock),
+    ledger,
     pending: new PendingStore(services.records<PendingWrite>('pending')),
-    committer: markingCommitter(catalog, new JournalCommitter(services.files, services.journal)),
+    committer: markingCommitter(
+      catalog,
+      new JournalCommitter(services.files, services.journal, (effects) => applyCommitEffects(effects, { ledger, usage })),
+    ),
     settings: () => settings.get(),
     clock,
     onChange: (change) => {
@@ -107,9 +112,9 @@ function markingCommitter(catalog: SkillCatalog, inner: ChangeCommitter): Change
     return path.endsWith('/SKILL.md') ? path.slice(0, -'/SKILL.md'.length) : skillDirOf(path);
   };
   return {
-    async commit(label, changes) {
+    async commit(label, changes, effects) {
       await catalog.beginChange([...changes.writes.map(([path]) => path), ...changes.deletes].map(dirOf));
-      await inner.commit(label, changes);
+      await inner.commit(label, changes, effects);
     },
   };
 }

@@ -97,11 +97,14 @@ export async function restoreSkill(engine: SkillEngine, name: string): Promise<{
     if (!before.has(`${source}/SKILL.md`)) return { success: false as const, error: `The archived copy of '${name}' has no SKILL.md.` };
     const after: SkillFiles = new Map();
     for (const [path, bytes] of before) after.set(destination + path.slice(source.length), bytes);
-    await engine.committer.commit(`restore ${name}`, { writes: [...after.entries()], deletes: [...before.keys()] });
+    const entry = await engine.ledger.prepare({ actor: 'user', action: 'restore', skill: name, before, after, evidence: { from: source } });
+    await engine.committer.commit(
+      `restore ${name}`,
+      { writes: [...after.entries()], deletes: [...before.keys()] },
+      { ledger: entry, usage: [{ op: 'setState', name, state: 'active' }] },
+    );
     await engine.files.deleteTree(source);
     await engine.catalog.upsert(destination, new TextDecoder().decode(after.get(`${destination}/SKILL.md`)));
-    await engine.ledger.record({ actor: 'user', action: 'restore', skill: name, before, after, evidence: { from: source } });
-    await engine.usage.setState(name, 'active');
     engine.onChange?.({ skill: name, action: 'restore', dir: destination });
     return { success: true as const, dir: destination };
   });

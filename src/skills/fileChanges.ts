@@ -1,4 +1,5 @@
 import type { FileStore } from '../storage/fileStore';
+import type { CommitEffects } from './commitEffects';
 
 /**
  * A set of file writes and deletes that must land together (delete, archive, restore,
@@ -11,9 +12,13 @@ export interface FileChangeSet {
   deletes: string[];
 }
 
-/** Applies a change set all-or-nothing; the app's implementation journals it (storage/journal). */
+/**
+ * Applies a change set all-or-nothing, then its effects (ledger entry, usage update); the
+ * app's implementation journals it (storage/journal) so recovery applies the effects of a
+ * change that was committed when the tab died.
+ */
 export interface ChangeCommitter {
-  commit(label: string, changes: FileChangeSet): Promise<void>;
+  commit(label: string, changes: FileChangeSet, effects?: CommitEffects): Promise<void>;
 }
 
 const isSkillMd = (path: string) => path === 'SKILL.md' || path.endsWith('/SKILL.md');
@@ -25,13 +30,17 @@ export function orderChanges(changes: FileChangeSet): FileChangeSet {
   return { writes, deletes };
 }
 
-/** Unjournaled committer for unit tests and single-file changes: applies in the safe order. */
+/** Unjournaled committer for unit tests: applies in the safe order, then the effects. */
 export class DirectCommitter implements ChangeCommitter {
-  constructor(private readonly files: FileStore) {}
+  constructor(
+    private readonly files: FileStore,
+    private readonly applyEffects: (effects: CommitEffects) => Promise<void>,
+  ) {}
 
-  async commit(_label: string, changes: FileChangeSet): Promise<void> {
+  async commit(_label: string, changes: FileChangeSet, effects?: CommitEffects): Promise<void> {
     const ordered = orderChanges(changes);
     for (const [path, bytes] of ordered.writes) await this.files.write(path, bytes);
     for (const path of ordered.deletes) await this.files.delete(path);
+    if (effects) await this.applyEffects(effects);
   }
 }

@@ -1,6 +1,7 @@
 import type { FileStore } from '../storage/fileStore';
 import type { Journal, JournalOp } from '../storage/journal';
 import { orderChanges, type ChangeCommitter, type FileChangeSet } from './fileChanges';
+import type { CommitEffects } from './commitEffects';
 
 /**
  * The app's committer: a single-file write is already atomic (temp file + move), so it goes
@@ -11,20 +12,26 @@ export class JournalCommitter implements ChangeCommitter {
   constructor(
     private readonly files: FileStore,
     private readonly journal: Journal,
+    /** The same function the journal runs for committed intents (app/openStorage.ts). */
+    private readonly applyEffects: (effects: CommitEffects) => Promise<void>,
   ) {}
 
-  async commit(label: string, changes: FileChangeSet): Promise<void> {
+  async commit(label: string, changes: FileChangeSet, effects?: CommitEffects): Promise<void> {
     const ordered = orderChanges(changes);
-    if (ordered.writes.length === 1 && ordered.deletes.length === 0) {
-      const [path, bytes] = ordered.writes[0]!;
-      await this.files.write(path, bytes);
+    if (ordered.writes.length + ordered.deletes.length <= 1) {
+      // One file: the write (or delete) is atomic by itself. The effects follow at once; a
+      // crash in between leaves the file newer than its ledger entry, never the reverse.
+      const [write] = ordered.writes;
+      if (write) await this.files.write(write[0], write[1]);
+      else if (ordered.deletes[0]) await this.files.delete(ordered.deletes[0]);
+      if (effects) await this.applyEffects(effects);
       return;
     }
-    if (ordered.writes.length === 0 && ordered.deletes.length === 0) return;
     const ops: JournalOp[] = [
       ...ordered.writes.map(([path, data]): JournalOp => ({ op: 'write', path, data })),
       ...ordered.deletes.map((path): JournalOp => ({ op: 'delete', path })),
     ];
-    await this.journal.run(label, ops, { meta: { label } });
+    // The journal applies `effects` when the steps are done (or recovery rolls them forward).
+    await this.journal.run(label, ops, { meta: { label, effects } });
   }
 }

@@ -79,10 +79,11 @@ export class Ledger {
   }
 
   /**
-   * Appends one entry. Paths whose content is the same before and after are left out, so an
-   * entry shows only what the mutation changed.
+   * Builds one entry and stores the blobs it refers to, without appending it: the entry is
+   * appended when the change it describes is committed (see commitEffects.ts). Paths whose
+   * content is the same before and after are left out, so an entry shows only what changed.
    */
-  async record(input: {
+  async prepare(input: {
     actor: LedgerActor;
     action: string;
     skill: string;
@@ -101,7 +102,7 @@ export class Ledger {
       after = after.filter((v) => beforeHash.get(v.path) !== v.hash);
     }
     const now = this.clock();
-    const entry: LedgerEntry = {
+    return {
       id: newEntryId(now),
       ts: now.toISOString(),
       at: now.getTime(),
@@ -113,7 +114,17 @@ export class Ledger {
       evidence: input.evidence ?? {},
       ...(input.rollbackOf ? { rollbackOf: input.rollbackOf } : {}),
     };
+  }
+
+  /** Appends a prepared entry; appending the same entry twice keeps one. */
+  async append(entry: LedgerEntry): Promise<void> {
     await this.entries.put(entry.id, entry);
+  }
+
+  /** Prepare and append in one go, for changes that need no journal. */
+  async record(input: Parameters<Ledger['prepare']>[0]): Promise<LedgerEntry> {
+    const entry = await this.prepare(input);
+    await this.append(entry);
     return entry;
   }
 

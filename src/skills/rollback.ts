@@ -27,12 +27,7 @@ export async function rollbackEntry(
       const bytes = await engine.files.read(path);
       if (bytes) current.set(path, bytes);
     }
-    await engine.committer.commit(`rollback ${target.id}`, {
-      writes: [...plan.writes.entries()],
-      deletes: plan.deletes.filter((p) => current.has(p)),
-    });
-    await refreshCatalogFor(engine, touched);
-    const entry = await engine.ledger.record({
+    const entry = await engine.ledger.prepare({
       actor,
       action: 'rollback',
       skill: target.skill,
@@ -41,6 +36,12 @@ export async function rollbackEntry(
       rollbackOf: target.id,
       evidence: { rolled_back_action: target.action },
     });
+    await engine.committer.commit(
+      `rollback ${target.id}`,
+      { writes: [...plan.writes.entries()], deletes: plan.deletes.filter((p) => current.has(p)) },
+      { ledger: entry },
+    );
+    await refreshCatalogFor(engine, touched);
     await syncUsageAfterRestore(engine, target.skill, touched);
     engine.onChange?.({ skill: target.skill, action: 'rollback', dir: skillDirOf(touched[0] ?? '') });
     return { success: true as const, entry };

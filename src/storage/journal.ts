@@ -99,6 +99,13 @@ export interface JournalOptions {
   liveness: Liveness;
   /** Serialises recovery between tabs; optional where only one context exists. */
   locks?: LockManager;
+  /**
+   * Runs once an intent's steps are all applied, before its record is deleted — on the normal
+   * path and when recovery rolls an intent forward — so records that describe the change
+   * (ledger, usage) land if and only if the files did. Must be idempotent: a crash between
+   * it and the record's deletion runs it again at the next start.
+   */
+  onCommitted?: (intent: IntentRecord) => Promise<void>;
 }
 
 export class Journal {
@@ -106,6 +113,7 @@ export class Journal {
   private readonly intents: RecordStore<IntentRecord>;
   private readonly liveness: Liveness;
   private readonly locks?: LockManager;
+  private readonly onCommitted?: (intent: IntentRecord) => Promise<void>;
   private readonly running = new Set<string>();
 
   constructor(options: JournalOptions) {
@@ -113,6 +121,7 @@ export class Journal {
     this.intents = options.intents;
     this.liveness = options.liveness;
     this.locks = options.locks;
+    this.onCommitted = options.onCommitted;
   }
 
   /**
@@ -317,6 +326,7 @@ export class Journal {
   }
 
   private async finish(intent: IntentRecord): Promise<void> {
+    await this.onCommitted?.(intent);
     await this.intents.delete(intent.id);
   }
 

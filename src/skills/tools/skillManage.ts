@@ -439,30 +439,27 @@ export class SkillManageTool {
     after: SkillFiles,
   ): Promise<ToolOutcome> {
     const engine = this.engine;
-    await engine.committer.commit(`skill_manage ${action} ${write.name}`, {
-      writes: [...write.writes.entries()],
-      deletes: write.deletes,
-    });
-    // Empty support folders are harmless in OPFS; SKILL.md is what makes a skill.
-    const skillMd = after.get(`${write.dir}/SKILL.md`);
-    if (skillMd) await engine.catalog.upsert(write.dir, textDecoder.decode(skillMd));
-
     const changedPaths = [...write.writes.keys(), ...write.deletes];
-    const ledgerBefore: SkillFiles = new Map([...before].filter(([p]) => changedPaths.includes(p)));
-    const ledgerAfter: SkillFiles = new Map([...after].filter(([p]) => changedPaths.includes(p)));
-    await engine.ledger.record({
+    const entry = await engine.ledger.prepare({
       actor: actorFor(context.origin),
       action,
       skill: write.name,
-      before: ledgerBefore,
-      after: ledgerAfter,
+      before: new Map([...before].filter(([p]) => changedPaths.includes(p))),
+      after: new Map([...after].filter(([p]) => changedPaths.includes(p))),
       evidence: { ...(context.sessionId ? { session_id: context.sessionId } : {}) },
     });
-    if (action === 'create') {
-      await engine.usage.recordCreated(write.name, context.origin === 'review' ? 'review' : context.origin === 'import' ? 'import' : context.origin === 'user' ? 'user' : 'foreground');
-    } else {
-      await engine.usage.bumpPatch(write.name);
-    }
+    const source = context.origin === 'review' ? 'review' : context.origin === 'import' ? 'import' : context.origin === 'user' ? 'user' : 'foreground';
+    await engine.committer.commit(
+      `skill_manage ${action} ${write.name}`,
+      { writes: [...write.writes.entries()], deletes: write.deletes },
+      {
+        ledger: entry,
+        usage: [action === 'create' ? { op: 'created', name: write.name, source } : { op: 'bumpPatch', name: write.name }],
+      },
+    );
+    // Empty support folders are harmless in OPFS; SKILL.md is what makes a skill.
+    const skillMd = after.get(`${write.dir}/SKILL.md`);
+    if (skillMd) await engine.catalog.upsert(write.dir, textDecoder.decode(skillMd));
     // A file the review agent just wrote counts as read: it may keep refining it.
     for (const path of write.writes.keys()) context.readPaths.add(path);
     engine.onChange?.({ skill: write.name, action, dir: write.dir });
@@ -479,11 +476,7 @@ export class SkillManageTool {
       engine.onChange?.({ skill: write.name, action: 'archive', dir: write.dir });
       return ok({ message: `Skill '${write.name}' archived (archived to ${archived.destination}).${suffix}`, _archived: true });
     }
-    await engine.committer.commit(`skill_manage delete ${write.name}`, { writes: [], deletes: [...before.keys()] });
-    await engine.files.deleteTree(write.dir);
-    await removeEmptyCategory(engine, write.dir);
-    await engine.catalog.remove(write.dir);
-    await engine.ledger.record({
+    const entry = await engine.ledger.prepare({
       actor: actorFor(context.origin),
       action: 'delete',
       skill: write.name,
@@ -491,7 +484,14 @@ export class SkillManageTool {
       after: new Map(),
       evidence: { absorbed_into: absorbed, archived: false },
     });
-    await engine.usage.forget(write.name);
+    await engine.committer.commit(
+      `skill_manage delete ${write.name}`,
+      { writes: [], deletes: [...before.keys()] },
+      { ledger: entry, usage: [{ op: 'forget', name: write.name }] },
+    );
+    await engine.files.deleteTree(write.dir);
+    await removeEmptyCategory(engine, write.dir);
+    await engine.catalog.remove(write.dir);
     engine.onChange?.({ skill: write.name, action: 'delete', dir: write.dir });
     return ok({ message: `Skill '${write.name}' deleted.${suffix}` });
   }
@@ -518,25 +518,28 @@ export async function archiveSkill(
   name: string,
   options: { actor: 'review' | 'curator' | 'user'; evidence?: Record<string, unknown> },
 ): Promise<{ success: true; destination: string } | { success: false; error: string }> {
-  const entry = engine.catalog.findByName(name)[0];
-  if (!entry) return { success: false, error: `Skill '${name}' not found; nothing to archive.` };
+  const skill = engine.catalog.findByName(name)[0];
+  if (!skill) return { success: false, error: `Skill '${name}' not found; nothing to archive.` };
   let destination = `${ARCHIVE_DIR}/${name}`;
   if ((await engine.files.list(destination)).length > 0) destination = `${ARCHIVE_DIR}/${name}-${archiveStamp(engine.clock())}`;
-  const before = await captureFiles(engine.files, entry.dir);
+  const before = await captureFiles(engine.files, skill.dir);
   const after: SkillFiles = new Map();
-  for (const [path, bytes] of before) after.set(destination + path.slice(entry.dir.length), bytes);
-  await engine.committer.commit(`archive ${name}`, { writes: [...after.entries()], deletes: [...before.keys()] });
-  await engine.files.deleteTree(entry.dir);
-  await removeEmptyCategory(engine, entry.dir);
-  await engine.catalog.remove(entry.dir);
-  await engine.ledger.record({
+  for (const [path, bytes] of before) after.set(destination + path.slice(skill.dir.length), bytes);
+  const entry = await engine.ledger.prepare({
     actor: options.actor,
     action: 'archive',
     skill: name,
     before,
     after,
-    evidence: { ...options.evidence, archived: true, destination, category: entry.category },
+    evidence: { ...options.evidence, archived: true, destination, category: skill.category },
   });
-  await engine.usage.setState(name, 'archived');
+  await engine.committer.commit(
+    `archive ${name}`,
+    { writes: [...after.entries()], deletes: [...before.keys()] },
+    { ledger: entry, usage: [{ op: 'setState', name, state: 'archived' }] },
+  );
+  await engine.files.deleteTree(skill.dir);
+  await removeEmptyCategory(engine, skill.dir);
+  await engine.catalog.remove(skill.dir);
   return { success: true, destination };
 }

@@ -5,6 +5,7 @@ import { UsageStore, type UsageRecord } from '../../../src/skills/usageStore';
 import { Ledger, type BlobRecord, type LedgerEntry } from '../../../src/skills/ledger';
 import { PendingStore, type PendingWrite } from '../../../src/skills/pendingWrites';
 import { DirectCommitter } from '../../../src/skills/fileChanges';
+import { applyCommitEffects } from '../../../src/skills/commitEffects';
 import { defaultSkillSettings, type SkillEngine, type SkillSettings } from '../../../src/skills/skillEngine';
 import { ToolRegistry } from '../../../src/tools/toolRegistry';
 import { skillToolDefinitions } from '../../../src/skills/tools/skillToolDefinitions';
@@ -17,14 +18,16 @@ export function createTestEngine(overrides: Partial<SkillSettings> = {}) {
   const clock = () => new Date(now);
   const settings: SkillSettings = { ...defaultSkillSettings, ...overrides };
   const usageRecords = new MemoryRecordStore<UsageRecord>();
+  const usage = new UsageStore(usageRecords, clock);
+  const ledger = new Ledger(new MemoryRecordStore<LedgerEntry>(), new MemoryRecordStore<BlobRecord>(), clock);
   const engine: SkillEngine = {
     files,
     locks: new MemoryLockManager(),
     catalog: new SkillCatalog(files),
-    usage: new UsageStore(usageRecords, clock),
-    ledger: new Ledger(new MemoryRecordStore<LedgerEntry>(), new MemoryRecordStore<BlobRecord>(), clock),
+    usage,
+    ledger,
     pending: new PendingStore(new MemoryRecordStore<PendingWrite>()),
-    committer: new DirectCommitter(files),
+    committer: new DirectCommitter(files, (effects) => applyCommitEffects(effects, { ledger, usage })),
     settings: () => settings,
     clock,
   };
