@@ -97,8 +97,8 @@ test('a foreground delete and a review archive stopped at every durable step rec
         outcome = 'gone';
         expect(inArchive, `${when}: archive`).toEqual(scenario.kind === 'archive' ? SKILL_FILES : []);
         expect(state.listed).not.toContain(name);
-        // The journal settled the files; the ledger entry and usage change come after it in
-        // the tool and are reported, not asserted (see the report of this test file).
+        // The ledger entry and usage change travel in the journal intent: a change that
+        // recovery completed is recorded exactly like one that finished normally.
         const records = await page.evaluate(async (name) => {
           const k = globalThis.knack!;
           const ledger = (await k.records!<{ action: string; skill: string }>('ledger').getAll()).filter((e) => e.skill === name);
@@ -107,6 +107,8 @@ test('a foreground delete and a review archive stopped at every durable step rec
         }, name);
         if (!records.removalLogged) tally[scenario.kind]!.ledgerMissing++;
         if (records.usageState !== (scenario.kind === 'archive' ? 'archived' : null)) tally[scenario.kind]!.usageStale++;
+        expect(records.removalLogged, `${when}: ledger records the ${scenario.kind}`).toBe(true);
+        expect(records.usageState, `${when}: usage state`).toBe(scenario.kind === 'archive' ? 'archived' : null);
       }
       tally[scenario.kind]![outcome]++;
       outcomes.push(outcome);
