@@ -67,9 +67,11 @@ export class IdbSessionBackend implements SessionBackend {
       // The last seq, read inside the transaction: two tabs appending get distinct seqs.
       const last = await messages.index('bySessionSeq').openCursor(sessionRange(sessionId), 'prev');
       const message = build(last ? last.value.seq + 1 : 0);
-      messages.put(message);
-      sessions.put({ ...session, updatedAt: Math.max(session.updatedAt, message.createdAt), messageCount: (session.messageCount ?? 0) + 1 });
-      await tx.done;
+      await Promise.all([
+        messages.put(message),
+        sessions.put({ ...session, updatedAt: Math.max(session.updatedAt, message.createdAt), messageCount: (session.messageCount ?? 0) + 1 }),
+        tx.done,
+      ]);
       return message;
     });
   }
@@ -84,10 +86,10 @@ export class IdbSessionBackend implements SessionBackend {
         throw new MessageNotFoundError(id);
       }
       const next = change(current);
-      tx.objectStore('messages').put(next);
+      const writes: Promise<unknown>[] = [tx.objectStore('messages').put(next)];
       const session = (await tx.objectStore('sessions').get(current.sessionId)) as ChatSession | undefined;
-      if (session) tx.objectStore('sessions').put({ ...session, updatedAt: Math.max(session.updatedAt, now) });
-      await tx.done;
+      if (session) writes.push(tx.objectStore('sessions').put({ ...session, updatedAt: Math.max(session.updatedAt, now) }));
+      await Promise.all([...writes, tx.done]);
       return next;
     });
   }
@@ -102,16 +104,19 @@ export class IdbSessionBackend implements SessionBackend {
         throw new SessionNotFoundError(sessionId);
       }
       const removed: string[] = [];
+      const writes: Promise<unknown>[] = [];
       let cursor = await tx.objectStore('messages').index('bySessionSeq').openCursor(sessionRange(sessionId, seq));
       while (cursor) {
         removed.push(cursor.value.id);
-        cursor.delete();
+        writes.push(cursor.delete());
         cursor = await cursor.continue();
       }
       if (removed.length > 0) {
-        tx.objectStore('sessions').put({ ...session, messageCount: Math.max(0, (session.messageCount ?? 0) - removed.length), updatedAt: Math.max(session.updatedAt, now) });
+        writes.push(
+          tx.objectStore('sessions').put({ ...session, messageCount: Math.max(0, (session.messageCount ?? 0) - removed.length), updatedAt: Math.max(session.updatedAt, now) }),
+        );
       }
-      await tx.done;
+      await Promise.all([...writes, tx.done]);
       return removed;
     });
   }
@@ -121,14 +126,15 @@ export class IdbSessionBackend implements SessionBackend {
       const tx = this.db.transaction(['sessions', 'messages'], 'readwrite');
       const exists = (await tx.objectStore('sessions').count(id)) > 0;
       const removed: string[] = [];
+      const writes: Promise<unknown>[] = [];
       let cursor = await tx.objectStore('messages').index('bySessionSeq').openCursor(sessionRange(id));
       while (cursor) {
         removed.push(cursor.value.id);
-        cursor.delete();
+        writes.push(cursor.delete());
         cursor = await cursor.continue();
       }
-      tx.objectStore('sessions').delete(id);
-      await tx.done;
+      writes.push(tx.objectStore('sessions').delete(id));
+      await Promise.all([...writes, tx.done]);
       return exists || removed.length > 0 ? removed : null;
     });
   }

@@ -51,6 +51,16 @@ test('sessions and their messages survive a reload, in order, newest session fir
     { seq: 1, role: 'assistant', content: 'Hello! How can I help?', toolCalls: undefined },
     { seq: 2, role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'session_search', arguments: '{"query":"x"}' }] },
   ]);
+
+  // Edit-and-resend: cut after the first message, then the new reply takes seq 1.
+  const resent = await page.evaluate(async ({ newer }) => {
+    const { store } = globalThis.knack!.sessions!;
+    const removed = await store.truncateAfter(newer, 0);
+    const reply = await store.append(newer, { role: 'assistant', content: 'A fresh answer' });
+    const messages = await store.messages(newer);
+    return { removed: removed.length, replySeq: reply.seq, contents: messages.map((m) => m.content), count: (await store.get(newer))!.messageCount };
+  }, created);
+  expect(resent).toEqual({ removed: 2, replySeq: 1, contents: ['hello', 'A fresh answer'], count: 2 });
 });
 
 test('deleting a session removes its messages and its search hits, also after a reload', async ({ page }) => {
