@@ -254,49 +254,30 @@ describe('session_search tool', () => {
   });
 });
 
-describe('session search micro-benchmark (printed, not asserted)', () => {
-  it('200,000 messages: rebuild, save, load, and p50/p95 of 200 queries', async () => {
-    const corpus = buildCorpus(200_000);
+// Timings over 200,000 messages live in `npm run bench` (bench/browser/sessionSearch.bench.ts);
+// here a smaller corpus checks that a saved index reloads to the same answers.
+describe('session search over a generated corpus', () => {
+  it('5,000 messages: a reloaded index answers every query like the freshly built one', async () => {
+    const corpus = buildCorpus(5_000);
     const backend = new MemorySessionBackend();
     for (const s of corpus.sessions) await backend.putSession({ ...s, messageCount: 0 });
     backend.loadMessages(corpus.messages);
     const persistence = new MemorySearchIndexPersistence();
     const search = new SessionSearch({ backend, persistence });
-
-    let started = performance.now();
     await search.ensureLoaded();
-    const rebuildMs = performance.now() - started;
-    expect(search.documentCount).toBe(200_000);
+    expect(search.documentCount).toBe(5_000);
+    await search.flush();
 
     const reloaded = new SessionSearch({ backend, persistence });
-    started = performance.now();
     await reloaded.ensureLoaded();
-    const loadMs = performance.now() - started;
-
-    const samples: number[] = [];
-    const prefixSamples: number[] = [];
+    expect(reloaded.documentCount).toBe(5_000);
     let results = 0;
-    for (const [i, query] of corpus.queries.entries()) {
-      let t0 = performance.now();
-      const hits = await reloaded.search(query, { limit: 5 });
-      samples.push(performance.now() - t0);
-      results += hits.length;
-      if (i % 5 === 4) {
-        // The typed-prefix queries again, as a search box would send them.
-        t0 = performance.now();
-        await reloaded.search(query, { limit: 5, prefix: true });
-        prefixSamples.push(performance.now() - t0);
-      }
+    for (const query of corpus.queries.slice(0, 40)) {
+      const fresh = await search.search(query, { limit: 5 });
+      const again = await reloaded.search(query, { limit: 5 });
+      expect(again.map((hit) => hit.sessionId)).toEqual(fresh.map((hit) => hit.sessionId));
+      results += again.length;
     }
-    const pct = (values: number[], p: number) => {
-      const sorted = [...values].sort((a, b) => a - b);
-      return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
-    };
-    console.log(
-      `[bench] sessionSearch over 200,000 messages (Node): rebuild ${rebuildMs.toFixed(0)} ms, load saved ${loadMs.toFixed(0)} ms, ` +
-        `query p50 ${pct(samples, 0.5).toFixed(2)} ms, p95 ${pct(samples, 0.95).toFixed(2)} ms, max ${Math.max(...samples).toFixed(2)} ms ` +
-        `over ${samples.length} queries; prefix search p50 ${pct(prefixSamples, 0.5).toFixed(2)} ms, p95 ${pct(prefixSamples, 0.95).toFixed(2)} ms`,
-    );
     expect(results).toBeGreaterThan(0);
-  }, 300_000);
+  });
 });
