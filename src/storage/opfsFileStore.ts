@@ -42,9 +42,19 @@ export interface OpfsFileStoreOptions {
 }
 
 const BUSY_BACKOFF_MS = [5, 10, 20, 40, 80, 160, 320, 640];
+/** Past this many cached directory handles the cache starts over (10,000 skills need ~10,050). */
+const DIRECTORY_CACHE_LIMIT = 50_000;
 
 export class OpfsFileStore implements FileStore {
   private rootHandle: Promise<FileSystemDirectoryHandle> | undefined;
+  /**
+   * Directory handles by path ("skills/git/commit-style"). Resolving a path from the root
+   * costs one `getDirectoryHandle` per level on every call otherwise. A cached handle can go
+   * stale when another tab or worker removes the directory: an operation that fails with
+   * NotFoundError or InvalidStateError through a cached handle looks the path up afresh and
+   * runs once more (`inDirectory`).
+   */
+  private readonly directories = new Map<string, FileSystemDirectoryHandle>();
   private readonly liveness: Liveness;
   private firstWriteSeen = false;
 
@@ -53,14 +63,12 @@ export class OpfsFileStore implements FileStore {
   }
 
   async read(path: string): Promise<Uint8Array | null> {
-    const handle = await this.fileHandle(path);
-    if (!handle) return null;
-    try {
-      return new Uint8Array(await (await handle.getFile()).arrayBuffer());
-    } catch (err) {
-      if (isNotFound(err)) return null; // deleted between lookup and read
-      throw err;
-    }
+    const name = requireName(path);
+    // A missing file, a directory of that name, or a file deleted between lookup and read: null.
+    return this.inDirectory(parentOf(path), false, null, async (dir) => {
+      const handle = await fileIn(dir, name);
+      return handle && new Uint8Array(await (await handle.getFile()).arrayBuffer());
+    });
   }
 
   async readText(path: string): Promise<string | null> {
@@ -72,14 +80,20 @@ export class OpfsFileStore implements FileStore {
     const name = requireName(path);
     this.noteWrite();
     await this.liveness.hold?.();
-    const dir = await this.directory(parentOf(path), true);
+    const bytes = toBytes(data);
+    // A directory removed elsewhere fails the temp file's creation (NotFoundError); the
+    // retry in inDirectory recreates it. Nothing was published by the failed attempt.
+    await this.inDirectory(parentOf(path), true, undefined, (dir) => this.writeIn(dir, name, path, bytes));
+  }
+
+  private async writeIn(dir: FileSystemDirectoryHandle, name: string, path: string, bytes: Uint8Array): Promise<void> {
     const tempPath = tempPathFor(path, this.liveness.self, randomId(6));
     const tempName = baseName(tempPath);
     this.liveness.markInUse(tempPath);
     try {
       const temp = (await dir.getFileHandle(tempName, { create: true })) as MovableFileHandle;
       try {
-        await this.withBusyRetry(() => writeWhole(temp, toBytes(data)));
+        await this.withBusyRetry(() => writeWhole(temp, bytes));
       } catch (err) {
         await dir.removeEntry(tempName).catch(() => undefined);
         if (isQuotaError(err, { duringWrite: true })) throw await toStorageFullError(err, path);
@@ -98,23 +112,13 @@ export class OpfsFileStore implements FileStore {
 
   async delete(path: string): Promise<boolean> {
     const name = requireName(path);
-    const dir = await this.directory(parentOf(path), false);
-    if (!dir) return false;
-    // Refuse directories: removeEntry would delete an empty one silently.
-    try {
+    return this.inDirectory(parentOf(path), false, false, async (dir) => {
+      // Refuse directories: removeEntry would delete an empty one silently.
       await dir.getFileHandle(name);
-    } catch (err) {
-      if (isNotFound(err)) return false;
-      throw err;
-    }
-    return this.withBusyRetry(async () => {
-      try {
+      return this.withBusyRetry(async () => {
         await dir.removeEntry(name);
         return true;
-      } catch (err) {
-        if (isNotFound(err)) return false;
-        throw err;
-      }
+      });
     });
   }
 
@@ -122,67 +126,85 @@ export class OpfsFileStore implements FileStore {
     const parts = splitPath(path);
     if (parts.length === 0) {
       // The root itself cannot be removed; empty it instead.
+      this.directories.clear();
       const root = await this.root();
       const names: string[] = [];
       for await (const [name] of (root as IterableDirectoryHandle).entries()) names.push(name);
       await Promise.all(names.map((name) => this.withBusyRetry(() => root.removeEntry(name, { recursive: true }))));
       return names.length > 0;
     }
-    const parent = await this.directory(parentOf(path), false);
-    if (!parent) return false;
     const name = parts[parts.length - 1]!;
-    return this.withBusyRetry(async () => {
-      try {
-        await parent.removeEntry(name, { recursive: true });
-        return true;
-      } catch (err) {
-        if (isNotFound(err)) return false;
-        throw err;
-      }
-    });
+    try {
+      return await this.inDirectory(parentOf(path), false, false, (parent) =>
+        this.withBusyRetry(async () => {
+          await parent.removeEntry(name, { recursive: true });
+          return true;
+        }),
+      );
+    } finally {
+      // Forgotten even when the removal failed part-way: some of the tree may be gone.
+      this.forgetDirectory(parts.join('/'));
+    }
   }
 
   /** Moves one file (Chromium cannot move directories; this store never tries). */
   async move(from: string, to: string): Promise<void> {
-    const source = (await this.fileHandle(from)) as MovableFileHandle | null;
-    if (!source) throw new DOMException(`No file at ${from}`, 'NotFoundError');
-    const targetDir = await this.directory(parentOf(to), true);
-    await this.publish(source, targetDir, requireName(to), to);
+    const fromName = requireName(from);
+    const toName = requireName(to);
+    const missing = Symbol('missing');
+    const source = await this.inDirectory(parentOf(from), false, missing, async (dir) => (await fileIn(dir, fromName)) ?? missing);
+    if (source === missing) throw new DOMException(`No file at ${from}`, 'NotFoundError');
+    await this.inDirectory(parentOf(to), true, undefined, (targetDir) =>
+      this.publish(source as MovableFileHandle, targetDir, toName, to),
+    );
   }
 
   async exists(path: string): Promise<boolean> {
     const parts = splitPath(path);
     if (parts.length === 0) return true;
-    const dir = await this.directory(parentOf(path), false);
-    if (!dir) return false;
     const name = parts[parts.length - 1]!;
-    for (const lookup of [() => dir.getFileHandle(name), () => dir.getDirectoryHandle(name)]) {
-      try {
-        await lookup();
-        return true;
-      } catch (err) {
-        if (!isNotFound(err) && !isTypeMismatch(err)) throw err;
+    return this.inDirectory(parentOf(path), false, false, async (dir) => {
+      for (const lookup of [() => dir.getFileHandle(name), () => dir.getDirectoryHandle(name)]) {
+        try {
+          await lookup();
+          return true;
+        } catch (err) {
+          if (!isNotFound(err) && !isTypeMismatch(err)) throw err;
+        }
       }
-    }
-    return false;
+      // Thrown rather than returned so that a stale cached directory gets a fresh lookup.
+      throw new DOMException(`Nothing at ${path}`, 'NotFoundError');
+    });
   }
 
   async list(dir: string): Promise<FileEntry[]> {
-    const handle = await this.directory(dir, false);
-    if (!handle) return [];
-    const entries: FileEntry[] = [];
-    for await (const [name, child] of (handle as IterableDirectoryHandle).entries()) {
-      entries.push({ name, kind: child.kind });
-    }
+    const entries = await this.inDirectory(
+      dir,
+      false,
+      [],
+      async (handle) => {
+        const found: FileEntry[] = [];
+        for await (const [name, child] of (handle as IterableDirectoryHandle).entries()) found.push({ name, kind: child.kind });
+        return found;
+      },
+      { notFoundIsMissing: false },
+    );
     return entries.sort(byName);
   }
 
   /** Every file under `dir`, temp files included (the recovery sweep needs to see them). */
   async walk(dir: string): Promise<string[]> {
-    const handle = await this.directory(dir, false);
-    if (!handle) return [];
-    const out: string[] = [];
-    await walkInto(handle, splitPath(dir).join('/'), out);
+    const out = await this.inDirectory(
+      dir,
+      false,
+      [],
+      async (handle) => {
+        const found: string[] = [];
+        await walkInto(handle, splitPath(dir).join('/'), found);
+        return found;
+      },
+      { notFoundIsMissing: false },
+    );
     return out.sort();
   }
 
@@ -201,32 +223,88 @@ export class OpfsFileStore implements FileStore {
       .catch(() => undefined);
   }
 
-  private directory(path: string, create: true): Promise<FileSystemDirectoryHandle>;
-  private directory(path: string, create: false): Promise<FileSystemDirectoryHandle | null>;
-  private async directory(path: string, create: boolean): Promise<FileSystemDirectoryHandle | null> {
-    let dir = await this.root();
-    for (const part of splitPath(path)) {
+  /**
+   * Runs `operation` on the directory at `path` (created when `create`); gives `missing` when
+   * the directory does not exist, and, unless `notFoundIsMissing` is false, when the
+   * operation fails with NotFoundError (a missing file, or one removed meanwhile). When the
+   * handle came from the cache and the operation fails with NotFoundError or
+   * InvalidStateError, the handle may be stale (another tab removed the directory): the path
+   * is looked up afresh from the root and the operation runs once more.
+   */
+  private async inDirectory<T, M>(
+    path: string,
+    create: boolean,
+    missing: M,
+    operation: (dir: FileSystemDirectoryHandle) => Promise<T>,
+    options: { notFoundIsMissing?: boolean } = {},
+  ): Promise<T | M> {
+    const key = splitPath(path).join('/');
+    for (let attempt = 0; ; attempt++) {
+      const lookup = await this.directory(key, create, attempt > 0);
+      if (!lookup) return missing;
       try {
-        dir = await dir.getDirectoryHandle(part, { create });
+        return await operation(lookup.dir);
       } catch (err) {
-        if (!create && (isNotFound(err) || isTypeMismatch(err))) return null;
-        if (isQuotaError(err)) throw await toStorageFullError(err, path);
+        if (attempt === 0 && lookup.cached && (isNotFound(err) || isInvalidState(err))) continue;
+        if (!create && isNotFound(err) && (options.notFoundIsMissing ?? true)) return missing;
         throw err;
       }
     }
-    return dir;
   }
 
-  private async fileHandle(path: string): Promise<FileSystemFileHandle | null> {
-    const name = requireName(path);
-    const dir = await this.directory(parentOf(path), false);
-    if (!dir) return null;
-    try {
-      return await dir.getFileHandle(name);
-    } catch (err) {
-      if (isNotFound(err) || isTypeMismatch(err)) return null;
-      throw err;
+  /**
+   * The directory at `key` (a normalised path), or null when `create` is false and it does not
+   * exist. `cached` says whether the lookup started from a cached handle; `fresh` starts from
+   * the root and refreshes the cache along the way.
+   */
+  private async directory(
+    key: string,
+    create: boolean,
+    fresh: boolean,
+  ): Promise<{ dir: FileSystemDirectoryHandle; cached: boolean } | null> {
+    const parts = key ? key.split('/') : [];
+    // Start at the deepest cached directory on the path (the path itself on a hit).
+    let depth = fresh ? 0 : parts.length;
+    let dir: FileSystemDirectoryHandle | undefined;
+    for (; depth > 0; depth--) {
+      dir = this.directories.get(parts.slice(0, depth).join('/'));
+      if (dir) break;
     }
+    const cached = dir !== undefined;
+    dir ??= await this.root();
+    for (; depth < parts.length; depth++) {
+      const levelKey = parts.slice(0, depth + 1).join('/');
+      try {
+        dir = await dir.getDirectoryHandle(parts[depth]!, { create });
+      } catch (err) {
+        if (!create && (isNotFound(err) || isTypeMismatch(err))) {
+          // Below a cached directory, "not found" may only mean that handle is stale.
+          if (cached) return this.directory(key, create, true);
+          for (let gone = depth; gone < parts.length; gone++) this.directories.delete(parts.slice(0, gone + 1).join('/'));
+          return null;
+        }
+        if (isQuotaError(err)) throw await toStorageFullError(err, key);
+        throw err;
+      }
+      this.rememberDirectory(levelKey, dir);
+    }
+    return { dir, cached };
+  }
+
+  private rememberDirectory(key: string, dir: FileSystemDirectoryHandle): void {
+    if (this.directories.size >= DIRECTORY_CACHE_LIMIT) this.directories.clear();
+    this.directories.set(key, dir);
+  }
+
+  /** Drops the cached handles of `key` and of every directory under it. */
+  private forgetDirectory(key: string): void {
+    if (!key) {
+      this.directories.clear();
+      return;
+    }
+    this.directories.delete(key);
+    const prefix = `${key}/`;
+    for (const cachedKey of this.directories.keys()) if (cachedKey.startsWith(prefix)) this.directories.delete(cachedKey);
   }
 
   /**
@@ -286,6 +364,16 @@ async function walkInto(dir: FileSystemDirectoryHandle, prefix: string, out: str
   await Promise.all(subdirs);
 }
 
+/** The file `name` in `dir`, or null when there is a directory of that name instead. */
+async function fileIn(dir: FileSystemDirectoryHandle, name: string): Promise<FileSystemFileHandle | null> {
+  try {
+    return await dir.getFileHandle(name);
+  } catch (err) {
+    if (isTypeMismatch(err)) return null;
+    throw err;
+  }
+}
+
 function requireName(path: string): string {
   const name = baseName(path);
   if (!name) throw new TypeError(`Not a file path: "${path}"`);
@@ -297,6 +385,7 @@ function errorName(err: unknown): string | undefined {
 }
 const isNotFound = (err: unknown) => errorName(err) === 'NotFoundError';
 const isTypeMismatch = (err: unknown) => errorName(err) === 'TypeMismatchError';
+const isInvalidState = (err: unknown) => errorName(err) === 'InvalidStateError';
 const isBusy = (err: unknown) => errorName(err) === 'NoModificationAllowedError';
 const byName = (a: FileEntry, b: FileEntry) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 const describe = (err: unknown) => `${errorName(err) ?? 'Error'}: ${(err as Error)?.message ?? String(err)}`;
