@@ -45,6 +45,15 @@ export class IdbRecordStore<T> implements RecordStore<T> {
     );
   }
 
+  async updateMany(keys: string[], change: (current: (T | undefined)[]) => { put: [string, T][]; remove?: string[] }): Promise<void> {
+    await this.write(`records in ${this.storeName}`, async (store) => {
+      // Only IndexedDB requests are awaited in here, so the transaction stays open.
+      const current = (await Promise.all(keys.map((key) => store.get(key)))) as (T | undefined)[];
+      const { put, remove = [] } = change(current);
+      await Promise.all([...put.map(([key, value]) => store.put(value, key)), ...remove.map((key) => store.delete(key))]);
+    });
+  }
+
   async delete(key: string): Promise<void> {
     await this.write(`a change to ${this.storeName}`, (store) => store.delete(key));
   }

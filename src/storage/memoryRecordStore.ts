@@ -14,6 +14,11 @@ export class MemoryRecordStore<T> implements RecordStore<T> {
   async putMany(entries: Iterable<[string, T]>): Promise<void> {
     for (const [key, value] of entries) this.records.set(key, structuredClone(value));
   }
+  async updateMany(keys: string[], change: (current: (T | undefined)[]) => { put: [string, T][]; remove?: string[] }): Promise<void> {
+    const { put, remove = [] } = change(keys.map((key) => (this.records.has(key) ? structuredClone(this.records.get(key)!) : undefined)));
+    for (const [key, value] of put) this.records.set(key, structuredClone(value));
+    for (const key of remove) this.records.delete(key);
+  }
   async delete(key: string): Promise<void> {
     this.records.delete(key);
   }

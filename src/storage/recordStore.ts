@@ -9,6 +9,12 @@ export interface RecordStore<T> {
   /** Several records in one transaction: all are stored or none. */
   putMany(entries: Iterable<[string, T]>): Promise<void>;
   delete(key: string): Promise<void>;
+  /**
+   * Read-modify-write in one transaction: reads `keys`, then stores what `change` returns
+   * (and deletes the keys in `remove`), so another tab or worker cannot write in between.
+   * `change` must be synchronous. Optional: callers fall back to get + putMany without it.
+   */
+  updateMany?(keys: string[], change: (current: (T | undefined)[]) => { put: [string, T][]; remove?: string[] }): Promise<void>;
   getAll(): Promise<T[]>;
   keys(): Promise<string[]>;
   clear(): Promise<void>;

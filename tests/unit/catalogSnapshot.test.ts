@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryFileStore } from '../../src/storage/memoryFileStore';
 import { MemoryRecordStore } from '../../src/storage/memoryRecordStore';
 import { SkillCatalog } from '../../src/skills/skillCatalog';
-import { RecordCatalogSnapshot } from '../../src/skills/catalogSnapshot';
+import { RecordCatalogSnapshot, snapshotChunkKey } from '../../src/skills/catalogSnapshot';
 import { skillContent } from './helpers/skillTestEngine';
 
 describe('catalogue snapshot (write-through, SPEC §7)', () => {
@@ -30,8 +30,34 @@ describe('catalogue snapshot (write-through, SPEC §7)', () => {
     await files.write('skills/a/SKILL.md', skillContent('a'));
     const catalog = new SkillCatalog(files, new RecordCatalogSnapshot(records));
     await catalog.load();
-    await records.delete('entry:skills/a');
+    await records.delete(snapshotChunkKey('skills/a'));
     expect(await new SkillCatalog(files, new RecordCatalogSnapshot(records)).load()).toBe('rescan');
+  });
+
+  it('keeps many skills across chunks through upserts and removes', async () => {
+    const files = new MemoryFileStore();
+    const records = new MemoryRecordStore<unknown>();
+    const catalog = new SkillCatalog(files, new RecordCatalogSnapshot(records));
+    await catalog.load();
+    for (let i = 0; i < 300; i++) await catalog.upsert(`skills/c${i % 7}/s${i}`, skillContent(`s${i}`, `Skill ${i}.`));
+    for (let i = 0; i < 300; i += 3) await catalog.remove(`skills/c${i % 7}/s${i}`);
+    await catalog.upsert('skills/c1/s1', skillContent('s1', 'Changed.'));
+
+    const reloaded = new SkillCatalog(files, new RecordCatalogSnapshot(records));
+    expect(await reloaded.load()).toBe('snapshot');
+    const byDir = (a: { dir: string }, b: { dir: string }) => (a.dir < b.dir ? -1 : 1);
+    expect(reloaded.entries().sort(byDir)).toEqual(catalog.entries().sort(byDir));
+    expect(reloaded.size).toBe(200);
+    expect(reloaded.byDirectory('skills/c1/s1')?.description).toBe('Changed.');
+  });
+
+  it('a snapshot written by an older version is not trusted', async () => {
+    const files = new MemoryFileStore();
+    const records = new MemoryRecordStore<unknown>();
+    await files.write('skills/a/SKILL.md', skillContent('a'));
+    await records.put('manifest', { kind: 'manifest', version: 1, generation: 3, count: 0 });
+    expect(await new SkillCatalog(files, new RecordCatalogSnapshot(records)).load()).toBe('rescan');
+    expect(await new SkillCatalog(files, new RecordCatalogSnapshot(records)).load()).toBe('snapshot');
   });
 });
 
