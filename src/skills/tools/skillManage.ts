@@ -1,5 +1,5 @@
 import { createTwoFilesPatch } from 'diff';
-import { fail, ok, type ToolOutcome } from '../../tools/toolResult';
+import { fail, ok, type ToolFailure, type ToolOutcome, type ToolSuccess } from '../../tools/toolResult';
 import { textDecoder, textEncoder } from '../../storage/fileStore';
 import {
   resolveSkillTarget,
@@ -80,7 +80,7 @@ async function reviewOwnershipRefusal(engine: SkillEngine, action: string, name:
   return null;
 }
 
-function readBeforeWriteRefusal(context: WriteContext, action: string, name: string, path: string, label: string): ToolOutcome | null {
+function readBeforeWriteRefusal(context: WriteContext, action: string, name: string, path: string, label: string): ToolFailure | null {
   // An approved replay was checked when it was staged; the user has seen the diff since.
   if (!isReview(context) || context.readPaths.has(path) || context.replayingApproval) return null;
   return fail(
@@ -106,7 +106,19 @@ interface PreparedWrite {
   name: string;
   writes: Map<string, Uint8Array>;
   deletes: string[];
-  result: ToolOutcome & { success: true };
+  result: ToolSuccess;
+}
+
+/** A checked change to an existing skill, ready to scan and commit. */
+function planned(
+  entry: CatalogEntry,
+  change: { writes?: Array<[string, Uint8Array]>; deletes?: string[] },
+  result: ToolSuccess,
+): { success: true; write: PreparedWrite } {
+  return {
+    success: true,
+    write: { entry, dir: entry.dir, name: entry.name, writes: new Map(change.writes ?? []), deletes: change.deletes ?? [], result },
+  };
 }
 
 export class SkillManageTool {
@@ -274,22 +286,12 @@ export class SkillManageTool {
         if (!entry) return fail(notFound(name));
         const target = `${entry.dir}/SKILL.md`;
         const refusal = readBeforeWriteRefusal(context, 'edit', name, target, 'SKILL.md');
-        if (refusal && !refusal.success) return refusal;
-        return {
-          success: true,
-          write: {
-            entry,
-            dir: entry.dir,
-            name,
-            writes: new Map([[target, textEncoder.encode(content)]]),
-            deletes: [],
-            result: ok({
+        if (refusal) return refusal;
+        return planned(entry, { writes: [[target, textEncoder.encode(content)]] }, ok({
               message: `Skill '${name}' updated (full rewrite).`,
               path: entry.dir,
               _change: { description: preview(describe(content), CHANGE_DESCRIPTION_PREVIEW_CHARS) },
-            }),
-          },
-        };
+            }));
       }
       case 'patch': {
         const oldString = str(args.old_string)!;
@@ -310,7 +312,7 @@ export class SkillManageTool {
         const current = await files.readText(target);
         if (current === null) return fail(`File not found: ${label}`);
         const refusal = readBeforeWriteRefusal(context, 'patch', name, target, label);
-        if (refusal && !refusal.success) return refusal;
+        if (refusal) return refusal;
         const replaced = fuzzyFindAndReplace(current, oldString, newString, args.replace_all === true);
         if (replaced.error) {
           return fail(replaced.error + formatNoMatchHint(replaced.error, replaced.count, oldString, current), { file_preview: filePreview(current) });
@@ -322,21 +324,11 @@ export class SkillManageTool {
           if (structure) return fail(`Patch would break SKILL.md structure: ${structure}`);
         }
         const count = replaced.count;
-        return {
-          success: true,
-          write: {
-            entry,
-            dir: entry.dir,
-            name,
-            writes: new Map([[target, textEncoder.encode(replaced.content)]]),
-            deletes: [],
-            result: ok({
+        return planned(entry, { writes: [[target, textEncoder.encode(replaced.content)]] }, ok({
               message: `Patched ${label} in skill '${name}' (${count} replacement${count === 1 ? '' : 's'}).`,
               strategy: replaced.strategy,
               _change: { old: preview(oldString, CHANGE_PATCH_PREVIEW_CHARS), new: preview(newString, CHANGE_PATCH_PREVIEW_CHARS) },
-            }),
-          },
-        };
+            }));
       }
       case 'write_file': {
         const filePath = str(args.file_path)!;
@@ -349,19 +341,9 @@ export class SkillManageTool {
         if ('error' in resolved) return fail(resolved.error);
         if (await files.exists(resolved.path)) {
           const refusal = readBeforeWriteRefusal(context, 'write_file', name, resolved.path, filePath);
-          if (refusal && !refusal.success) return refusal;
+          if (refusal) return refusal;
         }
-        return {
-          success: true,
-          write: {
-            entry,
-            dir: entry.dir,
-            name,
-            writes: new Map([[resolved.path, textEncoder.encode(fileContent)]]),
-            deletes: [],
-            result: ok({ message: `File '${filePath}' written to skill '${name}'.`, path: resolved.path }),
-          },
-        };
+        return planned(entry, { writes: [[resolved.path, textEncoder.encode(fileContent)]] }, ok({ message: `File '${filePath}' written to skill '${name}'.`, path: resolved.path }));
       }
       case 'remove_file': {
         const filePath = str(args.file_path)!;
@@ -381,18 +363,8 @@ export class SkillManageTool {
           return fail(`File '${filePath}' not found in skill '${name}'.`, { available_files: available.length ? available : null });
         }
         const refusal = readBeforeWriteRefusal(context, 'remove_file', name, resolved.path, filePath);
-        if (refusal && !refusal.success) return refusal;
-        return {
-          success: true,
-          write: {
-            entry,
-            dir: entry.dir,
-            name,
-            writes: new Map(),
-            deletes: [resolved.path],
-            result: ok({ message: `File '${filePath}' removed from skill '${name}'.` }),
-          },
-        };
+        if (refusal) return refusal;
+        return planned(entry, { deletes: [resolved.path] }, ok({ message: `File '${filePath}' removed from skill '${name}'.` }));
       }
       case 'delete': {
         const entry = this.lookup(name);
@@ -423,10 +395,7 @@ export class SkillManageTool {
             return fail(`absorbed_into='${absorbed}' does not exist. Create or patch the umbrella skill first, then retry the delete.`);
           }
         }
-        return {
-          success: true,
-          write: { entry, dir: entry.dir, name, writes: new Map(), deletes: [], result: ok({ message: '' }) },
-        };
+        return planned(entry, {}, ok({ message: '' }));
       }
     }
   }
