@@ -18,6 +18,7 @@
  * | journal      | out-of-line: intent id                | —                                        | unfinished multi-file operations (journal.ts) |
  * | index        | out-of-line: "snapshot", "manifest"…  | —                                        | skill-index snapshot with its generation |
  * | searchIndex  | out-of-line: chunk key                | —                                        | serialized session-search index |
+ * | activity     | out-of-line: run id                   | `byStarted` (startedAt)                  | review and curator runs for the Activity view (v2) |
  *
  * Migrations are additive: each one may create stores and indexes and transform records,
  * but never delete a store or an index (a newer tab must not destroy what an older tab
@@ -63,6 +64,7 @@ export interface KnackSchema extends DBSchema {
   journal: { key: string; value: unknown };
   index: { key: string; value: unknown };
   searchIndex: { key: string; value: unknown };
+  activity: { key: string; value: unknown; indexes: { byStarted: number } };
 }
 
 export type KnackStoreName = keyof KnackSchema & string;
@@ -80,6 +82,7 @@ export const RECORD_STORE_NAMES = [
   'journal',
   'index',
   'searchIndex',
+  'activity',
 ] as const satisfies readonly KnackStoreName[];
 export type RecordStoreName = (typeof RECORD_STORE_NAMES)[number];
 
@@ -109,6 +112,13 @@ export const KNACK_MIGRATIONS: readonly Migration[] = [
       for (const name of ['usage', 'blobs', 'pending', 'replays', 'settings', 'journal', 'index', 'searchIndex']) {
         db.createObjectStore(name);
       }
+    },
+  },
+  {
+    version: 2,
+    description: 'activity store: review and curator runs',
+    apply(db) {
+      db.createObjectStore('activity').createIndex('byStarted', 'startedAt');
     },
   },
 ];

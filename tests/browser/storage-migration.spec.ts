@@ -1,7 +1,8 @@
 /**
  * SPEC §3.2: a versioned schema with additive migrations. A populated version-1 database
- * is upgraded by a test-only version-2 migration without losing a record, and a migration
- * that would delete a store is refused with the data left as it was.
+ * is upgraded to the app's version 2 (the `activity` store) and then by a test-only
+ * version-3 migration without losing a record, and a migration that would delete a store is
+ * refused with the data left as it was.
  */
 import { expect, test } from '@playwright/test';
 import { openApp } from './storageHarness';
@@ -23,7 +24,7 @@ test('the app database has the documented stores and indexes', async ({ page }) 
     };
   });
   expect(shape.name).toBe('knack');
-  expect(shape.version).toBe(1);
+  expect(shape.version).toBe(2);
   expect(shape.stores).toEqual({
     blobs: { keyPath: null, indexes: [] },
     index: { keyPath: null, indexes: [] },
@@ -37,15 +38,16 @@ test('the app database has the documented stores and indexes', async ({ page }) 
     settings: { keyPath: null, indexes: [] },
     usage: { keyPath: null, indexes: [] },
     verdicts: { keyPath: null, indexes: ['bySkill'] },
+    activity: { keyPath: null, indexes: ['byStarted'] },
   });
 });
 
-test('a populated v1 database upgrades to v2 without losing records', async ({ page }) => {
+test('a populated v1 database upgrades to the app v3 and a test v3 without losing records', async ({ page }) => {
   await openApp(page);
   const result = await page.evaluate(async () => {
     const k = globalThis.knack!;
     const name = `knack-migration-test-${Date.now()}`;
-    const v1 = await k.openDb({ name, migrations: k.migrations });
+    const v1 = await k.openDb({ name, migrations: k.migrations.slice(0, 1) });
     const outOfLine = ['usage', 'ledger', 'blobs', 'pending', 'verdicts', 'replays', 'settings', 'journal', 'index', 'searchIndex'] as const;
 
     // Populate every store through one transaction per store.
@@ -70,15 +72,24 @@ test('a populated v1 database upgrades to v2 without losing records', async ({ p
     const beforeUpgrade = await dump(v1);
     v1.close();
 
-    // Test-only v2: a new store, a new index, and a data migration that only adds a field.
-    const v2Migration = {
-      version: 2,
+    // The app's own v2 only adds the activity store.
+    const appV2 = await k.openDb({ name, migrations: k.migrations });
+    const appUpgrade = {
+      version: appV2.version,
+      activityIndexes: Array.from(appV2.transaction('activity').store.indexNames),
+      unchanged: JSON.stringify(await dump(appV2)) === JSON.stringify(beforeUpgrade),
+    };
+    appV2.close();
+
+    // Test-only v3: a new store, a new index, and a data migration that only adds a field.
+    const testV3Migration = {
+      version: 3,
       description: 'test: attachments store, messages by role, sessions get a flag',
       async apply(db: IDBPDatabaseLike, tx: UpgradeTxLike) {
         db.createObjectStore('attachments', { keyPath: 'id' });
         tx.objectStore('messages').createIndex('byRole', 'role');
         const sessions = tx.objectStore('sessions');
-        for (const session of await sessions.getAll()) await sessions.put({ ...session, migratedToV2: true });
+        for (const session of await sessions.getAll()) await sessions.put({ ...session, migratedToV3: true });
       },
     };
     type IDBPDatabaseLike = { createObjectStore(name: string, options?: IDBObjectStoreParameters): unknown };
@@ -89,46 +100,48 @@ test('a populated v1 database upgrades to v2 without losing records', async ({ p
         put(value: unknown): Promise<unknown>;
       };
     };
-    const v2 = await k.openDb({ name, migrations: [...k.migrations, v2Migration as never] });
-    const afterUpgrade = await dump(v2);
+    const v3 = await k.openDb({ name, migrations: [...k.migrations, testV3Migration as never] });
+    const afterUpgrade = await dump(v3);
     const sessionsAfter = afterUpgrade.sessions.map(([key, value]) => {
-      const { migratedToV2, ...rest } = value as Record<string, unknown>;
-      return { key, migratedToV2, rest };
+      const { migratedToV3, ...rest } = value as Record<string, unknown>;
+      return { key, migratedToV3, rest };
     });
-    const secondSession = (await v2.getAllFromIndex('messages', 'bySessionSeq', IDBKeyRange.bound(['s1', 0], ['s1', Infinity]))).map((m) => m.seq);
-    const assistantCount = (await (v2 as unknown as { getAllFromIndex(s: string, i: string, q: string): Promise<unknown[]> }).getAllFromIndex('messages', 'byRole', 'assistant')).length;
-    const stores = Array.from(v2.objectStoreNames);
-    const version = v2.version;
+    const secondSession = (await v3.getAllFromIndex('messages', 'bySessionSeq', IDBKeyRange.bound(['s1', 0], ['s1', Infinity]))).map((m) => m.seq);
+    const assistantCount = (await (v3 as unknown as { getAllFromIndex(s: string, i: string, q: string): Promise<unknown[]> }).getAllFromIndex('messages', 'byRole', 'assistant')).length;
+    const stores = Array.from(v3.objectStoreNames);
+    const version = v3.version;
 
-    // A v3 that deletes a store breaks the additive rule: the upgrade is refused.
-    v2.close();
-    const badV3 = {
-      version: 3,
+    // A v4 that deletes a store breaks the additive rule: the upgrade is refused.
+    v3.close();
+    const badV4 = {
+      version: 4,
       description: 'test: illegal store deletion',
       apply(db: { deleteObjectStore(name: string): void }) {
         db.deleteObjectStore('ledger');
       },
     };
-    const badUpgrade = await k.openDb({ name, migrations: [...k.migrations, v2Migration as never, badV3 as never] }).then(
+    const badUpgrade = await k.openDb({ name, migrations: [...k.migrations, testV3Migration as never, badV4 as never] }).then(
       (db) => {
         db.close();
         return 'opened';
       },
       (err: Error) => `${err.name}: ${err.message}`,
     );
-    const v2Again = await k.openDb({ name, migrations: [...k.migrations, v2Migration as never] });
-    const afterRefusal = { version: v2Again.version, ledger: (await v2Again.getAllKeys('ledger')).length };
-    v2Again.close();
+    const v3Again = await k.openDb({ name, migrations: [...k.migrations, testV3Migration as never] });
+    const afterRefusal = { version: v3Again.version, ledger: (await v3Again.getAllKeys('ledger')).length };
+    v3Again.close();
     await new Promise<void>((resolve) => {
       const request = indexedDB.deleteDatabase(name);
       request.onsuccess = request.onerror = () => resolve();
     });
 
-    return { beforeUpgrade, afterUpgrade, sessionsAfter, secondSession, assistantCount, stores, version, badUpgrade, afterRefusal };
+    return { appUpgrade, beforeUpgrade, afterUpgrade, sessionsAfter, secondSession, assistantCount, stores, version, badUpgrade, afterRefusal };
   });
 
-  expect(result.version).toBe(2);
+  expect(result.appUpgrade).toEqual({ version: 2, activityIndexes: ['byStarted'], unchanged: true });
+  expect(result.version).toBe(3);
   expect(result.stores).toContain('attachments');
+  expect(result.stores).toContain('activity');
   for (const store of Object.keys(result.beforeUpgrade)) {
     if (store === 'sessions') continue;
     expect(result.afterUpgrade[store], store).toEqual(result.beforeUpgrade[store]);
@@ -136,9 +149,9 @@ test('a populated v1 database upgrades to v2 without losing records', async ({ p
   expect(result.beforeUpgrade.messages).toHaveLength(200);
   expect(result.beforeUpgrade.ledger).toHaveLength(10);
   expect(result.sessionsAfter.map((s) => s.rest)).toEqual(result.beforeUpgrade.sessions.map(([, value]) => value));
-  expect(result.sessionsAfter.every((s) => s.migratedToV2 === true)).toBe(true);
+  expect(result.sessionsAfter.every((s) => s.migratedToV3 === true)).toBe(true);
   expect(result.secondSession).toEqual(Array.from({ length: 40 }, (_, i) => i));
   expect(result.assistantCount).toBe(100);
   expect(result.badUpgrade).toMatch(/^MigrationError: .*deleted the store "ledger"/);
-  expect(result.afterRefusal).toEqual({ version: 2, ledger: 10 });
+  expect(result.afterRefusal).toEqual({ version: 3, ledger: 10 });
 });
