@@ -287,11 +287,15 @@ export class SkillManageTool {
         const target = `${entry.dir}/SKILL.md`;
         const refusal = readBeforeWriteRefusal(context, 'edit', name, target, 'SKILL.md');
         if (refusal) return refusal;
-        return planned(entry, { writes: [[target, textEncoder.encode(content)]] }, ok({
-              message: `Skill '${name}' updated (full rewrite).`,
-              path: entry.dir,
-              _change: { description: preview(describe(content), CHANGE_DESCRIPTION_PREVIEW_CHARS) },
-            }));
+        return planned(
+          entry,
+          { writes: [[target, textEncoder.encode(content)]] },
+          ok({
+            message: `Skill '${name}' updated (full rewrite).`,
+            path: entry.dir,
+            _change: { description: preview(describe(content), CHANGE_DESCRIPTION_PREVIEW_CHARS) },
+          }),
+        );
       }
       case 'patch': {
         const oldString = str(args.old_string)!;
@@ -324,11 +328,15 @@ export class SkillManageTool {
           if (structure) return fail(`Patch would break SKILL.md structure: ${structure}`);
         }
         const count = replaced.count;
-        return planned(entry, { writes: [[target, textEncoder.encode(replaced.content)]] }, ok({
-              message: `Patched ${label} in skill '${name}' (${count} replacement${count === 1 ? '' : 's'}).`,
-              strategy: replaced.strategy,
-              _change: { old: preview(oldString, CHANGE_PATCH_PREVIEW_CHARS), new: preview(newString, CHANGE_PATCH_PREVIEW_CHARS) },
-            }));
+        return planned(
+          entry,
+          { writes: [[target, textEncoder.encode(replaced.content)]] },
+          ok({
+            message: `Patched ${label} in skill '${name}' (${count} replacement${count === 1 ? '' : 's'}).`,
+            strategy: replaced.strategy,
+            _change: { old: preview(oldString, CHANGE_PATCH_PREVIEW_CHARS), new: preview(newString, CHANGE_PATCH_PREVIEW_CHARS) },
+          }),
+        );
       }
       case 'write_file': {
         const filePath = str(args.file_path)!;
@@ -343,7 +351,11 @@ export class SkillManageTool {
           const refusal = readBeforeWriteRefusal(context, 'write_file', name, resolved.path, filePath);
           if (refusal) return refusal;
         }
-        return planned(entry, { writes: [[resolved.path, textEncoder.encode(fileContent)]] }, ok({ message: `File '${filePath}' written to skill '${name}'.`, path: resolved.path }));
+        return planned(
+          entry,
+          { writes: [[resolved.path, textEncoder.encode(fileContent)]] },
+          ok({ message: `File '${filePath}' written to skill '${name}'.`, path: resolved.path }),
+        );
       }
       case 'remove_file': {
         const filePath = str(args.file_path)!;
