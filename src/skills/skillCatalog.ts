@@ -31,6 +31,15 @@ export interface CatalogEntry {
   parseError?: string;
 }
 
+/**
+ * What changed in the catalogue: `replaced` is the entry the directory had before (absent for
+ * a new directory); `reset` replaced everything (a load or a rescan).
+ */
+export type CatalogChange =
+  | { kind: 'reset' }
+  | { kind: 'upsert'; entry: CatalogEntry; replaced?: CatalogEntry }
+  | { kind: 'remove'; entry: CatalogEntry; replaced: CatalogEntry };
+
 export interface CatalogSnapshotStore {
   /** null when there is no snapshot to trust (none, torn, or a change marker left behind). */
   load(): Promise<{ generation: number; entries: CatalogEntry[] } | null>;
@@ -104,7 +113,7 @@ export async function scanSkillDirs(files: FileStore, root = SKILLS_ROOT): Promi
 
 export class SkillCatalog {
   private byDir = new Map<string, CatalogEntry>();
-  private listeners = new Set<() => void>();
+  private listeners = new Set<(change: CatalogChange) => void>();
   /** Change markers this context wrote and has not cleared yet, by skill directory. */
   private changing = new Map<string, string[]>();
   generation = 0;
@@ -121,7 +130,7 @@ export class SkillCatalog {
       if (stored) {
         this.byDir = new Map(stored.entries.map((entry) => [entry.dir, entry]));
         this.generation = stored.generation;
-        this.emit();
+        this.emit({ kind: 'reset' });
         return 'snapshot';
       }
     }
@@ -140,7 +149,7 @@ export class SkillCatalog {
     this.generation += 1;
     await this.snapshot?.replaceAll(entries, this.generation);
     this.changing.clear();
-    this.emit();
+    this.emit({ kind: 'reset' });
   }
 
   /**
@@ -202,11 +211,12 @@ export class SkillCatalog {
   /** Write-through after a committed write of `dir/SKILL.md`. */
   async upsert(dir: string, skillMdText: string): Promise<CatalogEntry> {
     const entry = entryFromSkillMd(dir, skillMdText);
+    const replaced = this.byDir.get(dir);
     this.byDir.set(dir, entry);
     this.generation += 1;
     await this.snapshot?.putEntry(entry, this.generation);
     await this.endChange(dir);
-    this.emit();
+    this.emit({ kind: 'upsert', entry, replaced });
     return entry;
   }
 
@@ -216,31 +226,38 @@ export class SkillCatalog {
    */
   async refresh(dir: string): Promise<void> {
     const text = await this.files.readText(`${dir}/SKILL.md`);
-    if (text === null) this.byDir.delete(dir);
-    else this.byDir.set(dir, entryFromSkillMd(dir, text));
+    const replaced = this.byDir.get(dir);
     this.generation += 1;
-    this.emit();
+    if (text === null) {
+      this.byDir.delete(dir);
+      this.emit(replaced ? { kind: 'remove', entry: replaced, replaced } : { kind: 'reset' });
+    } else {
+      const entry = entryFromSkillMd(dir, text);
+      this.byDir.set(dir, entry);
+      this.emit({ kind: 'upsert', entry, replaced });
+    }
   }
 
   async remove(dir: string): Promise<void> {
-    if (!this.byDir.delete(dir)) {
+    const replaced = this.byDir.get(dir);
+    if (!replaced || !this.byDir.delete(dir)) {
       await this.endChange(dir);
       return;
     }
     this.generation += 1;
     await this.snapshot?.deleteEntry(dir, this.generation);
     await this.endChange(dir);
-    this.emit();
+    this.emit({ kind: 'remove', entry: replaced, replaced });
   }
 
   /** Called on every change (the skill index drops its rendered cache). */
-  onChange(listener: () => void): () => void {
+  onChange(listener: (change: CatalogChange) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  private emit(): void {
-    for (const listener of this.listeners) listener();
+  private emit(change: CatalogChange): void {
+    for (const listener of this.listeners) listener(change);
   }
 }
 

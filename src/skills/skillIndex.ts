@@ -1,4 +1,4 @@
-import type { CatalogEntry, SkillCatalog } from './skillCatalog';
+import type { CatalogChange, CatalogEntry, SkillCatalog } from './skillCatalog';
 import { conditionsMet, isDisabled, matchesPlatform, type AvailableTools } from './skillFilters';
 import type { SkillState, Verification } from './usageStore';
 
@@ -42,52 +42,90 @@ function words(text: string): string[] {
   return text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 2);
 }
 
+/** What the index derives from one entry. Entries are replaced, never changed, on a write. */
+interface EntryText {
+  cut: string;
+  nameWords: string[];
+  otherWords: string[];
+}
+const entryTexts = new WeakMap<CatalogEntry, EntryText>();
+
+function entryText(entry: CatalogEntry): EntryText {
+  let text = entryTexts.get(entry);
+  if (!text) {
+    text = {
+      cut: cutDescription(entry.description),
+      nameWords: words(entry.name),
+      otherWords: words(`${entry.description} ${entry.tags.join(' ')} ${entry.category ?? ''}`),
+    };
+    entryTexts.set(entry, text);
+  }
+  return text;
+}
+
 /** Relevance of a skill to the first user message: shared words, name words counting double. */
 export function relevance(entry: CatalogEntry, messageWords: Set<string>): number {
+  const text = entryText(entry);
   let score = 0;
-  for (const word of words(entry.name)) if (messageWords.has(word)) score += 2;
-  for (const word of words(`${entry.description} ${entry.tags.join(' ')} ${entry.category ?? ''}`)) if (messageWords.has(word)) score += 1;
+  for (const word of text.nameWords) if (messageWords.has(word)) score += 2;
+  for (const word of text.otherWords) if (messageWords.has(word)) score += 1;
   return score;
 }
 
+const byName = (a: CatalogEntry, b: CatalogEntry) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
 /** The offered skills: platform, disabled list, conditions, and no rejected or archived ones. */
 export function offeredSkills(entries: CatalogEntry[], labels: Map<string, SkillLabel>, options: IndexOptions): CatalogEntry[] {
-  const seen = new Set<string>();
-  return entries
-    .filter((entry) => {
-      const label = labels.get(entry.name);
-      if (label?.verification === 'rejected' || label?.state === 'archived') return false;
-      if (!matchesPlatform(entry.platforms, options.platform) || isDisabled(entry, options.disabled)) return false;
-      return conditionsMet(entry, options.available);
-    })
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .filter((entry) => {
-      if (seen.has(entry.name)) return false;
-      seen.add(entry.name);
-      return true;
-    });
+  return offeredFromSorted([...entries].sort(byName), labels, options);
+}
+
+/** `offeredSkills` for entries already sorted by name (stably, from catalogue order). */
+function offeredFromSorted(sorted: CatalogEntry[], labels: Map<string, SkillLabel>, options: IndexOptions): CatalogEntry[] {
+  const offered: CatalogEntry[] = [];
+  let lastName: string | null = null;
+  for (const entry of sorted) {
+    // Same name in two categories: the first one in order is offered.
+    if (entry.name === lastName) continue;
+    const label = labels.get(entry.name);
+    if (label?.verification === 'rejected' || label?.state === 'archived') continue;
+    if (!matchesPlatform(entry.platforms, options.platform) || isDisabled(entry, options.disabled)) continue;
+    if (!conditionsMet(entry, options.available)) continue;
+    offered.push(entry);
+    lastName = entry.name;
+  }
+  return offered;
 }
 
 export function renderSkillIndex(entries: CatalogEntry[], labels: Map<string, SkillLabel>, options: IndexOptions): string {
-  const offered = offeredSkills(entries, labels, options);
+  return renderSortedIndex([...entries].sort(byName), labels, options);
+}
+
+/**
+ * `renderSkillIndex` for entries already sorted by name, as SkillIndex keeps them. Every step
+ * is linear in the number of skills, and per-entry text is derived once per entry.
+ */
+function renderSortedIndex(sorted: CatalogEntry[], labels: Map<string, SkillLabel>, options: IndexOptions): string {
+  const offered = offeredFromSorted(sorted, labels, options);
   if (offered.length === 0) return '';
   const budgetChars = options.tokenBudget * CHARS_PER_TOKEN;
-  const lineOf = (entry: CatalogEntry) => `    - ${entry.name}: ${cutDescription(entry.description)}${labelFor(labels.get(entry.name))}`;
+  const lineOf = (entry: CatalogEntry) => `    - ${entry.name}: ${entryText(entry).cut}${labelFor(labels.get(entry.name))}`;
+  // The length of lineOf(entry) without building the string.
+  const lineLength = (entry: CatalogEntry) => 8 + entry.name.length + entryText(entry).cut.length + labelFor(labels.get(entry.name)).length;
   const categoryOf = (entry: CatalogEntry) => entry.category ?? 'general';
 
   // Which skills get a full line: all of them if they fit. Otherwise the most relevant to the
   // first message get full lines within half the budget, and the rest are listed by name.
   let full = new Set(offered);
-  const fullSize = HEADER.length + offered.reduce((sum, e) => sum + lineOf(e).length + 1, 0) + 64;
+  let fullSize = HEADER.length + 64;
+  for (const entry of offered) {
+    fullSize += lineLength(entry) + 1;
+    if (fullSize > budgetChars) break;
+  }
   if (fullSize > budgetChars) {
-    const messageWords = new Set(words(options.firstUserMessage ?? ''));
-    const ranked = offered
-      .map((entry, order) => ({ entry, order, score: relevance(entry, messageWords) }))
-      .sort((a, b) => b.score - a.score || a.order - b.order);
     let room = budgetChars / 2 - HEADER.length;
     full = new Set();
-    for (const { entry } of ranked) {
-      const cost = lineOf(entry).length + 1;
+    for (const entry of byRelevance(offered, new Set(words(options.firstUserMessage ?? '')))) {
+      const cost = lineLength(entry) + 1;
       if (cost > room) break;
       full.add(entry);
       room -= cost;
@@ -138,18 +176,45 @@ export function renderSkillIndex(entries: CatalogEntry[], labels: Map<string, Sk
 }
 
 /**
+ * Offered skills from most to least relevant, ties in name order: the order a stable sort by
+ * score would give, found by grouping by score (a full sort of 10,000 skills is the slow part).
+ */
+function* byRelevance(offered: CatalogEntry[], messageWords: Set<string>): Generator<CatalogEntry> {
+  const scored = new Map<number, CatalogEntry[]>();
+  const unscored: CatalogEntry[] = [];
+  for (const entry of offered) {
+    const score = messageWords.size ? relevance(entry, messageWords) : 0;
+    if (score === 0) unscored.push(entry);
+    else {
+      const group = scored.get(score);
+      if (group) group.push(entry);
+      else scored.set(score, [entry]);
+    }
+  }
+  for (const score of [...scored.keys()].sort((a, b) => b - a)) yield* scored.get(score)!;
+  yield* unscored;
+}
+
+/**
  * Cached index over the catalogue. The cache holds one rendering per option set and is dropped
- * whenever the catalogue changes (a write in this context, or a broadcast from another).
+ * whenever the catalogue changes (a write in this context, or a broadcast from another). The
+ * catalogue's entries are kept sorted by name across changes: one write moves one entry
+ * instead of re-sorting 10,000.
  */
 export class SkillIndex {
   private cache = new Map<string, string>();
   private labels: Map<string, SkillLabel> | null = null;
+  /** Every catalogue entry sorted by name, ties in catalogue order; null until first needed. */
+  private sorted: CatalogEntry[] | null = null;
 
   constructor(
     private readonly catalog: SkillCatalog,
     private readonly loadLabels: () => Promise<Map<string, SkillLabel>>,
   ) {
-    catalog.onChange(() => this.invalidate());
+    catalog.onChange((change) => {
+      this.follow(change);
+      this.invalidate();
+    });
   }
 
   invalidate(options: { labels?: boolean } = {}): void {
@@ -169,9 +234,57 @@ export class SkillIndex {
     const hit = this.cache.get(key);
     if (hit !== undefined) return hit;
     this.labels ??= await this.loadLabels();
-    const text = renderSkillIndex(this.catalog.entries(), this.labels, options);
+    this.sorted ??= this.catalog.entries().sort(byName);
+    const text = renderSortedIndex(this.sorted, this.labels, options);
     if (this.cache.size > 16) this.cache.clear();
     this.cache.set(key, text);
     return text;
   }
+
+  /** Applies one catalogue change to the sorted entries, or drops them to be rebuilt. */
+  private follow(change: CatalogChange): void {
+    const sorted = this.sorted;
+    if (!sorted) return;
+    if (change.kind === 'reset') {
+      this.sorted = null;
+      return;
+    }
+    const { entry, replaced } = change;
+    if (replaced) {
+      // Same directory, so same name, and the catalogue keeps its place: replace in place.
+      const at = indexOfEntry(sorted, replaced);
+      if (at < 0) this.sorted = null;
+      else if (change.kind === 'remove') sorted.splice(at, 1);
+      else sorted[at] = entry;
+    } else if (change.kind === 'upsert' && indexOfEntry(sorted, entry) < 0) {
+      // (Already there when a render rebuilt the list while the catalogue was announcing it.)
+      // A new directory comes last in catalogue order, so after every entry of the same name.
+      sorted.splice(upperBound(sorted, entry.name), 0, entry);
+    }
+  }
+}
+
+/** First position whose name sorts after `name`. */
+function upperBound(sorted: CatalogEntry[], name: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid]!.name <= name) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** Position of this very entry object, or -1. */
+function indexOfEntry(sorted: CatalogEntry[], entry: CatalogEntry): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid]!.name < entry.name) low = mid + 1;
+    else high = mid;
+  }
+  for (let i = low; i < sorted.length && sorted[i]!.name === entry.name; i++) if (sorted[i] === entry) return i;
+  return -1;
 }

@@ -17,7 +17,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
-import { renderSkillIndex, cutDescription } from '../../src/skills/skillIndex';
+import { SkillIndex, renderSkillIndex, cutDescription } from '../../src/skills/skillIndex';
 import type { SkillLabel } from '../../src/skills/skillIndex';
 
 async function library(files: Record<string, string>) {
@@ -283,5 +283,40 @@ describe('skill index (SPEC §7)', () => {
 
   it('cutDescription strips quotes and whitespace first', () => {
     expect(cutDescription('  "quoted"  ')).toBe('quoted');
+  });
+});
+
+describe('SkillIndex keeps its sorted entries across catalogue changes', () => {
+  it('renders what a full render of the catalogue gives after upserts, removes and refreshes', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 120; i++) files[`skills/c${i % 4}/s${String(i % 40).padStart(2, '0')}-${i}/SKILL.md`] = skillContent(`s${i}`, `Use for task ${i}.`);
+    // The same skill name in two categories: only the first in catalogue order is offered.
+    files['skills/c1/twin/SKILL.md'] = skillContent('twin', 'First twin.');
+    files['skills/c2/twin/SKILL.md'] = skillContent('twin', 'Second twin.');
+    const t = await library(files);
+    const catalog = t.engine.catalog;
+    const labels = new Map<string, SkillLabel>([['s3-3', { verification: 'promoted', state: 'active' }]]);
+    const index = new SkillIndex(catalog, async () => labels);
+    const small = { platform: null, disabled: [], available: null, tokenBudget: 2500, firstUserMessage: 'task 7' };
+    const tight = { ...small, tokenBudget: 400 };
+    const check = async () => {
+      for (const options of [small, tight]) expect(await index.render(options)).toBe(renderSkillIndex(catalog.entries(), labels, options));
+    };
+    await check();
+    await catalog.upsert('skills/c0/aaa-new', skillContent('aaa-new', 'Use for task 7 first.'));
+    await catalog.upsert('skills/c3/twin', skillContent('twin', 'Third twin.'));
+    await catalog.upsert('skills/c1/twin', skillContent('twin', 'First twin, changed.'));
+    await check();
+    await catalog.remove('skills/c1/twin');
+    await catalog.remove('skills/c0/s00-0');
+    await check();
+    await t.files.write('skills/c2/twin/SKILL.md', skillContent('twin', 'Refreshed twin.'));
+    await catalog.refresh('skills/c2/twin');
+    await t.files.deleteTree('skills/c1/s01-1');
+    await catalog.refresh('skills/c1/s01-1');
+    await catalog.refresh('skills/c9/never-there');
+    await check();
+    await catalog.rescan();
+    await check();
   });
 });
