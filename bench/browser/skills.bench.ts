@@ -153,12 +153,9 @@ function deleteDatabase(name: string): Promise<void> {
   });
 }
 
+/** The labels the way the app loads them (skillServices.ts). */
 function labelsFrom(usage: UsageStore): () => Promise<Map<string, SkillLabel>> {
-  return async () => {
-    const labels = new Map<string, SkillLabel>();
-    for (const record of await usage.all()) labels.set(record.name, { verification: record.verification, state: record.state });
-    return labels;
-  };
+  return () => usage.labels();
 }
 
 /** Every figure for one library size. */

@@ -9,7 +9,7 @@ import { applyCommitEffects } from '../skills/commitEffects';
 import type { ChangeCommitter } from '../skills/fileChanges';
 import { skillDirOf } from '../skills/rollback';
 import { defaultSkillSettings, type SkillEngine, type SkillSettings } from '../skills/skillEngine';
-import { SkillIndex, type SkillLabel } from '../skills/skillIndex';
+import { SkillIndex } from '../skills/skillIndex';
 import { ToolRegistry } from '../tools/toolRegistry';
 import { skillToolDefinitions } from '../skills/tools/skillToolDefinitions';
 
@@ -76,11 +76,8 @@ export async function createSkillServices(services: KnackServices, clock: Clock 
       services.changes.publish({ type: 'index-invalidated', generation: catalog.generation });
     },
   };
-  const index = new SkillIndex(catalog, async () => {
-    const labels = new Map<string, SkillLabel>();
-    for (const record of await usage.all()) labels.set(record.name, { verification: record.verification, state: record.state });
-    return labels;
-  });
+  // Only non-default labels change the index; UsageStore keeps them in one record.
+  const index = new SkillIndex(catalog, () => usage.labels());
 
   // Keep this context's catalogue in step with writes made elsewhere.
   services.changes.subscribe((change) => {

@@ -26,6 +26,38 @@ export interface UsageRecord {
   verification: Verification;
 }
 
+/** What the skill index shows of a record; only values other than the defaults are kept. */
+export interface UsageLabel {
+  verification: Verification;
+  state: SkillState;
+}
+
+/**
+ * Key of the record that holds every non-default label, kept current by every update, so a
+ * session start reads one record instead of every usage record (10,000 at 10,000 skills).
+ * Not a valid skill name.
+ */
+const LABELS_KEY = '#labels';
+
+interface LabelsRecord {
+  kind: 'labels';
+  /** JSON of name → UsageLabel: one string clones far faster than thousands of objects. */
+  json: string;
+}
+
+const isLabelsRecord = (value: unknown): value is LabelsRecord => (value as LabelsRecord | undefined)?.kind === 'labels';
+
+/** The label to keep for a record, or null when it shows the default (unverified, active). */
+function labelOf(record: UsageRecord | null | undefined): UsageLabel | null {
+  if (!record) return null;
+  // Staged and unmeasured both show as [unverified]; promoted, rejected and any state but
+  // active change what the index shows.
+  const shown = record.verification === 'promoted' || record.verification === 'rejected' || record.state !== 'active';
+  return shown ? { verification: record.verification, state: record.state } : null;
+}
+
+const sameLabel = (a: UsageLabel | null, b: UsageLabel | null) => a?.verification === b?.verification && a?.state === b?.state;
+
 export type Clock = () => Date;
 export const systemClock: Clock = () => new Date();
 
@@ -77,15 +109,39 @@ export class UsageStore {
   }
 
   async all(): Promise<UsageRecord[]> {
-    return (await this.records.getAll()).map((record) => ({ ...emptyUsageRecord(record.name), ...record }));
+    return (await this.records.getAll())
+      .filter((record) => !isLabelsRecord(record))
+      .map((record) => ({ ...emptyUsageRecord(record.name), ...record }));
+  }
+
+  /** Verification and state of every skill whose label is not the default (unverified, active). */
+  async labels(): Promise<Map<string, UsageLabel>> {
+    const stored: unknown = await this.records.get(LABELS_KEY);
+    if (isLabelsRecord(stored)) return new Map(Object.entries(JSON.parse(stored.json) as Record<string, UsageLabel>));
+    // None kept yet (records from before labels were kept, or written around this store):
+    // build it once from every record. A label change landing between the read and the put
+    // would be missed, as an update only edits an existing labels record; that window is
+    // one read of the store, once per database.
+    const labels: Record<string, UsageLabel> = {};
+    for (const record of await this.all()) {
+      const label = labelOf(record);
+      if (label) labels[record.name] = label;
+    }
+    await this.records.put(LABELS_KEY, { kind: 'labels', json: JSON.stringify(labels) } as unknown as UsageRecord);
+    return new Map(Object.entries(labels));
   }
 
   async update(name: string, change: (record: UsageRecord, now: string) => void): Promise<UsageRecord | null> {
     if (!name) return null;
-    const record = await this.get(name);
-    change(record, this.clock().toISOString());
-    await this.records.put(name, record);
-    return record;
+    const now = this.clock().toISOString();
+    let updated: UsageRecord | null = null;
+    await this.writeWithLabels(name, (stored) => {
+      const record = { ...emptyUsageRecord(name), ...stored };
+      change(record, now);
+      updated = record;
+      return record;
+    });
+    return updated;
   }
 
   recordCreated(name: string, source: UsageRecord['source']): Promise<UsageRecord | null> {
@@ -144,11 +200,42 @@ export class UsageStore {
   }
 
   async forget(name: string): Promise<void> {
-    await this.records.delete(name);
+    await this.writeWithLabels(name, () => null);
   }
 
   /** Restores a record exactly as it was (rollback of a delete). */
   async restore(record: UsageRecord): Promise<void> {
-    await this.records.put(record.name, record);
+    await this.writeWithLabels(record.name, () => record);
+  }
+
+  /**
+   * Replaces (or, for null, deletes) the record of `name` with what `next` makes of the stored
+   * one, and the labels record with it when the label changed: in one transaction where the
+   * store has them, so another tab's update cannot come in between.
+   */
+  private async writeWithLabels(name: string, next: (stored: UsageRecord | undefined) => UsageRecord | null): Promise<void> {
+    const apply = ([stored, labelsRecord]: unknown[]): { put: [string, UsageRecord][]; remove: string[] } => {
+      const current = stored as UsageRecord | undefined;
+      const record = next(current);
+      const put: [string, UsageRecord][] = record ? [[name, record]] : [];
+      const remove = record ? [] : [name];
+      const before = labelOf(current && { ...emptyUsageRecord(name), ...current });
+      const after = labelOf(record);
+      // Without a labels record there is nothing to keep current: labels() builds it.
+      if (isLabelsRecord(labelsRecord) && !sameLabel(before, after)) {
+        const labels = JSON.parse(labelsRecord.json) as Record<string, UsageLabel>;
+        if (after) labels[name] = after;
+        else delete labels[name];
+        put.push([LABELS_KEY, { kind: 'labels', json: JSON.stringify(labels) } as unknown as UsageRecord]);
+      }
+      return { put, remove };
+    };
+    if (this.records.updateMany) {
+      await this.records.updateMany([name, LABELS_KEY], apply);
+      return;
+    }
+    const { put, remove } = apply([await this.records.get(name), await this.records.get(LABELS_KEY)]);
+    if (put.length) await this.records.putMany(put);
+    for (const key of remove) await this.records.delete(key);
   }
 }
