@@ -1,5 +1,7 @@
 /** Settings shape, defaults and provider presets. Plain TypeScript: no runes, no DOM. */
 import { CUSTOM_PRESET_ID, PROVIDER_PRESETS } from '../../providers/presets';
+import type { ProviderSettings, ToolProtocol } from '../../providers/createProvider';
+import { defaultIntervals } from '../../agent/learningCounters';
 
 export type ProviderKind = 'openai-compatible' | 'webgpu';
 export type ThemeChoice = 'system' | 'light' | 'dark';
@@ -26,6 +28,20 @@ export const THEME_CHOICES: readonly { id: ThemeChoice; label: string }[] = [
   { id: 'dark', label: 'Dark' },
 ];
 
+export const TOOL_PROTOCOLS: readonly { id: ToolProtocol; label: string }[] = [
+  { id: 'auto', label: 'Automatic' },
+  { id: 'native', label: 'Native (tools in the request)' },
+  { id: 'text', label: 'Text protocol (<tool_call> blocks)' },
+];
+
+/** A different endpoint or model for the review agent and the gate (SPEC §12.4). */
+export interface ReviewProviderChoice {
+  /** Empty: the chat's base URL. */
+  baseUrl: string;
+  /** Empty: the chat's model. */
+  model: string;
+}
+
 export interface KnackSettings {
   provider: ProviderKind;
   baseUrl: string;
@@ -33,6 +49,17 @@ export interface KnackSettings {
   apiKey: string;
   model: string;
   theme: ThemeChoice;
+  /**
+   * How tool calls travel, per model id (a model without native tool calling needs the text
+   * protocol whichever server hosts it). Models not listed use 'auto'.
+   */
+  toolProtocols: Record<string, ToolProtocol>;
+  /** Review skills after this many model calls without skill_manage; ≤ 0 disables (SPEC §8.1). */
+  creationNudgeInterval: number;
+  /** Review memory after this many user turns without a memory write; ≤ 0 disables. */
+  memoryNudgeInterval: number;
+  /** Optional separate review model; absent means the chat's own. */
+  reviewProvider?: ReviewProviderChoice;
 }
 
 export const DEFAULT_SETTINGS: Readonly<KnackSettings> = Object.freeze({
@@ -41,7 +68,57 @@ export const DEFAULT_SETTINGS: Readonly<KnackSettings> = Object.freeze({
   apiKey: '',
   model: '',
   theme: 'system',
-});
+  toolProtocols: {},
+  creationNudgeInterval: defaultIntervals.creationNudgeInterval,
+  memoryNudgeInterval: defaultIntervals.memoryNudgeInterval,
+}) as Readonly<KnackSettings>;
+
+export function toolProtocolFor(settings: Pick<KnackSettings, 'toolProtocols'>, model: string): ToolProtocol {
+  return settings.toolProtocols[model.trim()] ?? 'auto';
+}
+
+/** What the chat's provider factory needs. */
+export function chatProviderSettings(settings: KnackSettings): ProviderSettings {
+  return {
+    kind: settings.provider,
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey,
+    model: settings.model,
+    toolProtocol: toolProtocolFor(settings, settings.model),
+  };
+}
+
+function sameEndpoint(a: string, b: string): boolean {
+  const clean = (url: string) => url.trim().replace(/\/+$/, '');
+  return clean(a) === clean(b);
+}
+
+/**
+ * The review agent's provider. The API key belongs to the chat's base URL: it goes along only
+ * when the review talks to that same URL, never to a different server (SPEC §12.1).
+ */
+export function reviewProviderSettings(settings: KnackSettings): ProviderSettings {
+  const chat = chatProviderSettings(settings);
+  const review = settings.reviewProvider;
+  if (!review || (!review.baseUrl.trim() && !review.model.trim())) return chat;
+  const baseUrl = review.baseUrl.trim() || chat.baseUrl;
+  const model = review.model.trim() || chat.model;
+  const kind = review.baseUrl.trim() ? 'openai-compatible' : chat.kind;
+  return {
+    kind,
+    baseUrl,
+    apiKey: kind === 'openai-compatible' && chat.kind === 'openai-compatible' && sameEndpoint(baseUrl, settings.baseUrl) ? settings.apiKey : '',
+    model,
+    toolProtocol: toolProtocolFor(settings, model),
+  };
+}
+
+/** Settings as they may leave the app (backup, export): never the API key (SPEC §14). */
+export function settingsWithoutSecrets(settings: KnackSettings): Omit<KnackSettings, 'apiKey'> {
+  const { apiKey: _apiKey, ...rest } = settings;
+  void _apiKey;
+  return structuredClone(rest);
+}
 
 /** The preset whose URL matches (ignoring a trailing slash), or custom. */
 export function presetForUrl(baseUrl: string): string {
@@ -69,7 +146,32 @@ export function normalizeSettings(raw: unknown): KnackSettings {
     apiKey: text(source.apiKey, DEFAULT_SETTINGS.apiKey),
     model: text(source.model, DEFAULT_SETTINGS.model),
     theme: pick(source.theme, THEME_CHOICES.map((choice) => choice.id), DEFAULT_SETTINGS.theme),
+    toolProtocols: toolProtocolMap(source.toolProtocols),
+    creationNudgeInterval: interval(source.creationNudgeInterval, DEFAULT_SETTINGS.creationNudgeInterval),
+    memoryNudgeInterval: interval(source.memoryNudgeInterval, DEFAULT_SETTINGS.memoryNudgeInterval),
+    ...reviewChoice(source.reviewProvider),
   };
+}
+
+function interval(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : fallback;
+}
+
+function toolProtocolMap(value: unknown): Record<string, ToolProtocol> {
+  const result: Record<string, ToolProtocol> = {};
+  if (value === null || typeof value !== 'object') return result;
+  const allowed = TOOL_PROTOCOLS.map((protocol) => protocol.id as string);
+  for (const [model, protocol] of Object.entries(value as Record<string, unknown>)) {
+    if (model.trim() && typeof protocol === 'string' && allowed.includes(protocol) && protocol !== 'auto') result[model.trim()] = protocol as ToolProtocol;
+  }
+  return result;
+}
+
+function reviewChoice(value: unknown): { reviewProvider?: ReviewProviderChoice } {
+  if (value === null || typeof value !== 'object') return {};
+  const source = value as Record<string, unknown>;
+  const choice = { baseUrl: text(source.baseUrl, '').trim(), model: text(source.model, '').trim() };
+  return choice.baseUrl || choice.model ? { reviewProvider: choice } : {};
 }
 
 /** A message for the Base URL field, or null when it is usable. */

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   baseUrlProblem,
+  chatProviderSettings,
+  reviewProviderSettings,
+  settingsWithoutSecrets,
+  toolProtocolFor,
   DEFAULT_SETTINGS,
   normalizeSettings,
   presetForUrl,
@@ -38,7 +42,51 @@ describe('settings model', () => {
 
   it('drops fields it does not know (nothing unexpected is persisted)', () => {
     const result = normalizeSettings({ ...DEFAULT_SETTINGS, extra: 'x' });
-    expect(Object.keys(result).sort()).toEqual(['apiKey', 'baseUrl', 'model', 'provider', 'theme']);
+    expect(Object.keys(result).sort()).toEqual([
+      'apiKey',
+      'baseUrl',
+      'creationNudgeInterval',
+      'memoryNudgeInterval',
+      'model',
+      'provider',
+      'theme',
+      'toolProtocols',
+    ]);
+  });
+
+  it('keeps the tool protocol per model, learning intervals (≤ 0 allowed) and a review model', () => {
+    const result = normalizeSettings({
+      model: 'qwen3:4b',
+      toolProtocols: { 'qwen3:4b': 'text', 'llama3.2': 'native', other: 'auto', bad: 'smoke-signals' },
+      creationNudgeInterval: 0,
+      memoryNudgeInterval: '7',
+      reviewProvider: { baseUrl: ' http://review.local/v1 ', model: 'small' },
+    });
+    expect(result.toolProtocols).toEqual({ 'qwen3:4b': 'text', 'llama3.2': 'native' });
+    expect(toolProtocolFor(result, 'qwen3:4b')).toBe('text');
+    expect(toolProtocolFor(result, 'unknown')).toBe('auto');
+    expect(result.creationNudgeInterval).toBe(0);
+    expect(result.memoryNudgeInterval).toBe(10);
+    expect(result.reviewProvider).toEqual({ baseUrl: 'http://review.local/v1', model: 'small' });
+    expect(normalizeSettings({ reviewProvider: { baseUrl: '', model: '' } }).reviewProvider).toBeUndefined();
+  });
+
+  it('sends the API key only to its own base URL, and never into an export', () => {
+    const base = normalizeSettings({ baseUrl: 'https://api.example.com/v1', apiKey: 'sk-secret', model: 'big', toolProtocols: { small: 'text' } });
+    expect(chatProviderSettings(base)).toEqual({ kind: 'openai-compatible', baseUrl: 'https://api.example.com/v1', apiKey: 'sk-secret', model: 'big', toolProtocol: 'auto' });
+    // Same server, cheaper model: the key goes along.
+    expect(reviewProviderSettings({ ...base, reviewProvider: { baseUrl: '', model: 'small' } })).toMatchObject({ apiKey: 'sk-secret', model: 'small', toolProtocol: 'text' });
+    expect(reviewProviderSettings({ ...base, reviewProvider: { baseUrl: 'https://api.example.com/v1/', model: '' } }).apiKey).toBe('sk-secret');
+    // Another server never sees it.
+    expect(reviewProviderSettings({ ...base, reviewProvider: { baseUrl: 'http://localhost:11434/v1', model: 'qwen3' } })).toMatchObject({
+      baseUrl: 'http://localhost:11434/v1',
+      apiKey: '',
+      model: 'qwen3',
+    });
+    expect(reviewProviderSettings(base)).toEqual(chatProviderSettings(base));
+    const exported = settingsWithoutSecrets(base);
+    expect(JSON.stringify(exported)).not.toContain('sk-secret');
+    expect(exported).not.toHaveProperty('apiKey');
   });
 
   it('asks for a full http(s) Base URL only for the OpenAI-compatible provider', () => {

@@ -1,0 +1,422 @@
+/**
+ * One chat conversation, driven by the user: send, stop, regenerate, edit-and-resend, and
+ * `/<skill>` invocations. It owns the session's record in the session store and the frozen
+ * system prompt, runs the agent loop with the provider of the moment, persists every message
+ * the turn adds, keeps the learning counters per session and reports each turn to the
+ * learning loop. It reports what changed through one listener; the UI renders that.
+ * Plain TypeScript, no DOM (SPEC §2): it runs the same under Vitest with in-memory stores.
+ */
+import { DEFAULT_MAX_ITERATIONS, runAgentTurn, type TurnEnd } from './agentLoop';
+import type { LearningCounters, LearningIntervals } from './learningCounters';
+import { skillInvocationMessage } from './slashCommands';
+import { ProviderError, type ChatMessage as ModelMessage, type ChatProvider, type ToolCall } from '../providers/provider';
+import type { ChatSession as SessionRecord, SessionStore, StoredToolCall } from '../sessions/sessionStore';
+import type { ToolRegistry } from '../tools/toolRegistry';
+import { createWriteContext } from '../skills/writeOrigin';
+
+/** A message of the conversation as the chat shows it. `seq` is its place in the session. */
+export interface ChatLine {
+  /** The stored message id (`local:` until the write lands). */
+  id: string;
+  seq: number;
+  role: 'user' | 'assistant' | 'tool' | 'system';
+  content: string;
+  toolCalls?: StoredToolCall[];
+  toolCallId?: string;
+  name?: string;
+  /** The user stopped this reply before it finished. */
+  stopped?: boolean;
+  /** Shown only, never stored nor sent: the marker of a reply stopped before its first word. */
+  transient?: boolean;
+}
+
+export interface TurnLearning {
+  /** The user is starting a turn: a running review for the session gives way (never awaited). */
+  beforeUserTurn(sessionId: string): void;
+  /** The finalizer: returns the counters to persist for the session. */
+  afterTurn(report: {
+    sessionId: string;
+    messages: ModelMessage[];
+    systemPrompt: string;
+    counters: LearningCounters;
+    end: TurnEnd;
+    finalReply: string | null;
+  }): LearningCounters | Promise<LearningCounters>;
+}
+
+/** Reads skills for `/<skill>` invocations. */
+export interface SkillLoader {
+  /** The SKILL.md text of the named skill, or null when there is none. */
+  read(name: string): Promise<string | null>;
+  /** Counts an explicit load as a use (the curator and the library show it). */
+  bumpUse(name: string): Promise<unknown>;
+}
+
+export interface ChatSessionDeps {
+  store: SessionStore;
+  registry: ToolRegistry;
+  /**
+   * The system prompt for a new session: instructions, guidance, the memory snapshot and the
+   * skill index ranked against the first user message. Called once per session.
+   */
+  buildSystemPrompt(firstUserMessage: string): Promise<string>;
+  /** The provider from the settings of the moment (they may change between turns). */
+  provider(): Promise<ChatProvider>;
+  intervals(): LearningIntervals;
+  learning: TurnLearning;
+  skills?: SkillLoader;
+  temperature?: number;
+  maxIterations?: number;
+}
+
+/** Why a turn did not end with a reply, in words the user can act on. */
+export interface TurnProblem {
+  message: string;
+  hint: string;
+}
+
+export type ChatSessionEvent =
+  | { type: 'lines'; lines: readonly ChatLine[] }
+  /** The text of the model call in progress, whole ('' when a call starts). */
+  | { type: 'draft'; text: string }
+  | { type: 'session'; session: SessionRecord }
+  | { type: 'turn-start' }
+  | { type: 'turn-end'; end: TurnEnd; problem: TurnProblem | null };
+
+export type ChatSessionListener = (event: ChatSessionEvent) => void;
+
+const TITLE_CHARS = 60;
+
+/** A session title from the first message: its first line, cut at a word. */
+export function titleFrom(text: string): string {
+  const line = text.trim().split('\n')[0]!.replace(/\s+/g, ' ').trim();
+  if (line.length <= TITLE_CHARS) return line;
+  const cut = line.slice(0, TITLE_CHARS);
+  const space = cut.lastIndexOf(' ');
+  return `${space > 20 ? cut.slice(0, space) : cut}…`;
+}
+
+const INVOCATION = /^\[The user loaded the skill "([^"]+)" for this request\. Follow it\.\]\n\n<skill name="[^"]*">\n[\s\S]*\n<\/skill>\n\n([\s\S]*)$/;
+
+/** For a `/<skill>` message: the skill's name and what the user asked, for display. */
+export function skillInvocationOf(content: string): { skill: string; request: string } | null {
+  const match = INVOCATION.exec(content);
+  return match ? { skill: match[1]!, request: match[2]! } : null;
+}
+
+/**
+ * The stored lines as the model sees them. A reply stopped between its tool calls and their
+ * results leaves calls without results, which OpenAI-style servers refuse: those get a
+ * failure result saying the user stopped them.
+ */
+export function toModelHistory(lines: readonly ChatLine[]): ModelMessage[] {
+  const answered = new Set(lines.filter((l) => l.role === 'tool' && l.toolCallId).map((l) => l.toolCallId!));
+  const history: ModelMessage[] = [];
+  for (const line of lines) {
+    if (line.transient) continue;
+    history.push({
+      role: line.role,
+      content: line.content,
+      ...(line.toolCalls?.length ? { toolCalls: line.toolCalls.map((c) => ({ ...c })) } : {}),
+      ...(line.toolCallId !== undefined ? { toolCallId: line.toolCallId } : {}),
+      ...(line.name !== undefined ? { name: line.name } : {}),
+    });
+    for (const call of line.toolCalls ?? []) {
+      if (answered.has(call.id)) continue;
+      history.push({
+        role: 'tool',
+        toolCallId: call.id,
+        name: call.name,
+        content: JSON.stringify({ success: false, error: 'The user stopped the reply before this call ran.' }),
+      });
+    }
+  }
+  return history;
+}
+
+function problemOf(error: unknown): TurnProblem {
+  if (error instanceof ProviderError) return { message: error.message, hint: error.hint };
+  const message = error instanceof Error ? error.message : String(error);
+  return { message, hint: '' };
+}
+
+function storedCalls(calls: ToolCall[] | undefined): StoredToolCall[] | undefined {
+  return calls?.map(({ id, name, arguments: args }) => ({ id, name, arguments: args }));
+}
+
+export class ChatController {
+  #session: SessionRecord | null = null;
+  #lines: ChatLine[] = [];
+  #abort: AbortController | null = null;
+  #running = false;
+  #localIds = 0;
+  readonly #listeners = new Set<ChatSessionListener>();
+
+  constructor(private readonly deps: ChatSessionDeps) {}
+
+  /** Resumes a stored session: its messages and its frozen system prompt. */
+  static async open(deps: ChatSessionDeps, sessionId: string): Promise<ChatController> {
+    const session = await deps.store.get(sessionId);
+    if (!session) throw new Error('This chat no longer exists (it may have been deleted in another tab).');
+    const controller = new ChatController(deps);
+    controller.#session = session;
+    controller.#lines = (await deps.store.messages(sessionId)).map((m) => ({
+      id: m.id,
+      seq: m.seq,
+      role: m.role,
+      content: m.content,
+      ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}),
+      ...(m.toolCallId !== undefined ? { toolCallId: m.toolCallId } : {}),
+      ...(m.name !== undefined ? { name: m.name } : {}),
+      ...((m as { stopped?: unknown }).stopped === true ? { stopped: true } : {}),
+    }));
+    return controller;
+  }
+
+  get sessionId(): string | null {
+    return this.#session?.id ?? null;
+  }
+
+  get session(): SessionRecord | null {
+    return this.#session;
+  }
+
+  get lines(): readonly ChatLine[] {
+    return this.#lines;
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  subscribe(listener: ChatSessionListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** A user message and the reply to it. False when blank or while a reply runs. */
+  send(text: string): Promise<boolean> {
+    if (!text.trim()) return Promise.resolve(false);
+    return this.#userTurn(text, text);
+  }
+
+  /** `/<skill> request`: the skill's text goes into the turn as if the model had loaded it. */
+  async invokeSkill(name: string, request: string): Promise<boolean> {
+    if (this.#running) return false;
+    const skillText = await this.deps.skills?.read(name);
+    if (skillText === null || skillText === undefined) {
+      this.#emit({ type: 'turn-end', end: 'error', problem: { message: `There is no skill named "${name}".`, hint: 'Type / to see the skills you have.' } });
+      return false;
+    }
+    void this.deps.skills?.bumpUse(name).catch(() => undefined); // a count, not worth failing the turn for
+    return this.#userTurn(skillInvocationMessage(name, skillText, request), request || name);
+  }
+
+  /** Aborts the running reply; what it said so far stays. */
+  stop(): void {
+    this.#abort?.abort();
+  }
+
+  /** Drops everything after the last user message and asks again. */
+  async regenerate(): Promise<boolean> {
+    if (this.#running || !this.#session) return false;
+    const last = this.#lines.findLastIndex((line) => line.role === 'user');
+    if (last < 0) return false;
+    this.#running = true;
+    try {
+      await this.#truncateAfter(this.#lines[last]!.seq);
+    } catch (error) {
+      this.#running = false;
+      this.#emit({ type: 'turn-end', end: 'error', problem: problemOf(error) });
+      return false;
+    }
+    await this.#turn();
+    return true;
+  }
+
+  /** Replaces a user message, drops everything after it and asks again. */
+  async editAndResend(lineId: string, text: string): Promise<boolean> {
+    if (this.#running || !this.#session || !text.trim()) return false;
+    const at = this.#lines.findIndex((line) => line.id === lineId);
+    const line = this.#lines[at];
+    if (!line || line.role !== 'user') return false;
+    this.#running = true;
+    try {
+      await this.deps.store.updateMessage(line.id, { content: text });
+      this.#lines[at] = { ...line, content: text };
+      await this.#truncateAfter(line.seq);
+    } catch (error) {
+      this.#running = false;
+      this.#emit({ type: 'turn-end', end: 'error', problem: problemOf(error) });
+      return false;
+    }
+    await this.#turn();
+    return true;
+  }
+
+  async #userTurn(content: string, promptHint: string): Promise<boolean> {
+    if (this.#running) return false;
+    this.#running = true;
+    // Shown at once; the stored id replaces the local one when the write lands.
+    const line: ChatLine = { id: this.#localId(), seq: this.#nextSeq(), role: 'user', content };
+    this.#lines.push(line);
+    this.#emitLines();
+    this.#emit({ type: 'turn-start' });
+    try {
+      const session = await this.#ensureSession(promptHint);
+      const stored = await this.deps.store.append(session.id, { role: 'user', content });
+      Object.assign(line, { id: stored.id, seq: stored.seq });
+      this.#emitLines();
+    } catch (error) {
+      this.#running = false;
+      this.#emit({ type: 'turn-end', end: 'error', problem: problemOf(error) });
+      return true; // the message is on screen; the problem says why no reply came
+    }
+    await this.#turn({ announced: true });
+    return true;
+  }
+
+  /** Creates the session on its first message, freezing the system prompt. */
+  async #ensureSession(firstUserMessage: string): Promise<SessionRecord> {
+    if (this.#session) return this.#session;
+    const snapshot = await this.deps.buildSystemPrompt(firstUserMessage);
+    this.#session = await this.deps.store.create({ title: titleFrom(firstUserMessage), snapshot });
+    this.#emit({ type: 'session', session: this.#session });
+    return this.#session;
+  }
+
+  async #systemPrompt(session: SessionRecord): Promise<string> {
+    if (session.snapshot !== null) return session.snapshot;
+    // A session made elsewhere (an import, an older version) gets its prompt frozen now.
+    const firstUser = this.#lines.find((line) => line.role === 'user')?.content ?? '';
+    const snapshot = await this.deps.buildSystemPrompt(firstUser);
+    this.#session = await this.deps.store.setSnapshot(session.id, snapshot);
+    return snapshot;
+  }
+
+  async #turn(options: { announced?: boolean } = {}): Promise<void> {
+    this.#running = true;
+    const abort = new AbortController();
+    this.#abort = abort;
+    if (!options.announced) this.#emit({ type: 'turn-start' });
+    let end: TurnEnd = 'error';
+    let problem: TurnProblem | null = null;
+    try {
+      const session = this.#session!;
+      this.deps.learning.beforeUserTurn(session.id);
+      const systemPrompt = await this.#systemPrompt(session);
+      const provider = await this.deps.provider();
+      const history = toModelHistory(this.#lines);
+      const before = this.#lines.length;
+      let persisted: Promise<unknown> = Promise.resolve();
+      let draft = '';
+      const result = await runAgentTurn({
+        provider,
+        registry: this.deps.registry,
+        context: createWriteContext('foreground', session.id),
+        systemPrompt,
+        history,
+        counters: { itersSinceSkill: session.itersSinceSkill, turnsSinceMemory: session.turnsSinceMemory },
+        intervals: this.deps.intervals(),
+        maxIterations: this.deps.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+        signal: abort.signal,
+        ...(this.deps.temperature !== undefined ? { temperature: this.deps.temperature } : {}),
+        onEvent: (event) => {
+          if (event.type === 'model-call') {
+            draft = '';
+            this.#emit({ type: 'draft', text: '' });
+          } else if (event.type === 'text-delta') {
+            draft += event.text;
+            this.#emit({ type: 'draft', text: draft });
+          } else if (event.type === 'message') {
+            const message = event.message;
+            const line: ChatLine = {
+              id: this.#localId(),
+              seq: this.#nextSeq(),
+              role: message.role,
+              content: message.content,
+              ...(message.toolCalls?.length ? { toolCalls: storedCalls(message.toolCalls)! } : {}),
+              ...(message.toolCallId !== undefined ? { toolCallId: message.toolCallId } : {}),
+              ...(message.name !== undefined ? { name: message.name } : {}),
+            };
+            this.#lines.push(line);
+            draft = '';
+            this.#emit({ type: 'draft', text: '' });
+            this.#emitLines();
+            // Appends run one after another, in the order the loop produced them.
+            persisted = persisted.then(async () => {
+              const stored = await this.deps.store.append(session.id, {
+                role: line.role,
+                content: line.content,
+                ...(line.toolCalls ? { toolCalls: line.toolCalls } : {}),
+                ...(line.toolCallId !== undefined ? { toolCallId: line.toolCallId } : {}),
+                ...(line.name !== undefined ? { name: line.name } : {}),
+              });
+              line.id = stored.id;
+              line.seq = stored.seq;
+            });
+          }
+        },
+      });
+      await persisted;
+      end = result.end;
+      if (result.error) problem = problemOf(result.error);
+      if (end === 'stopped') await this.#markStopped(before);
+      const counters = await this.deps.learning.afterTurn({
+        sessionId: session.id,
+        messages: toModelHistory(this.#lines),
+        systemPrompt,
+        counters: result.counters,
+        end,
+        finalReply: result.finalReply,
+      });
+      this.#session = await this.deps.store.updateCounters(session.id, counters);
+    } catch (error) {
+      end = abort.signal.aborted ? 'stopped' : 'error';
+      problem = end === 'error' ? problemOf(error) : null;
+      if (end === 'stopped') await this.#markStopped(this.#lines.length).catch(() => undefined);
+    } finally {
+      this.#abort = null;
+      this.#running = false;
+      this.#emit({ type: 'draft', text: '' });
+      this.#emitLines();
+      this.#emit({ type: 'turn-end', end, problem });
+    }
+  }
+
+  /** The reply the user stopped: its last assistant line is marked; with none, a local marker. */
+  async #markStopped(firstOfTurn: number): Promise<void> {
+    const added = this.#lines.slice(firstOfTurn);
+    const last = added.findLast((line) => line.role === 'assistant');
+    if (last) {
+      last.stopped = true;
+      await this.deps.store.updateMessage(last.id, { stopped: true });
+    } else {
+      this.#lines.push({ id: this.#localId(), seq: this.#nextSeq(), role: 'assistant', content: '', stopped: true, transient: true });
+    }
+  }
+
+  async #truncateAfter(seq: number): Promise<void> {
+    await this.deps.store.truncateAfter(this.#session!.id, seq);
+    this.#lines = this.#lines.filter((line) => line.seq <= seq && !line.transient);
+    this.#emitLines();
+  }
+
+  #nextSeq(): number {
+    const last = this.#lines.findLast((line) => !line.transient);
+    return last ? last.seq + 1 : 0;
+  }
+
+  #localId(): string {
+    this.#localIds += 1;
+    return `local:${this.#localIds}`;
+  }
+
+  #emitLines(): void {
+    this.#emit({ type: 'lines', lines: this.#lines.map((line) => ({ ...line })) });
+  }
+
+  #emit(event: ChatSessionEvent): void {
+    for (const listener of [...this.#listeners]) listener(event);
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The system prompt of a new chat session (SPEC §7): Knack's instructions, the guidance for
+ * the tools on offer, the frozen memory snapshot and the skill index, ranked against the
+ * first user message when it does not fit its budget. Built once; the session keeps it.
+ */
+import { buildSystemPrompt } from './systemPrompt';
+import type { SkillIndex } from '../skills/skillIndex';
+import type { SkillSettings } from '../skills/skillEngine';
+import type { ToolRegistry } from '../tools/toolRegistry';
+
+/** Toolsets as skill frontmatter names them (`requires_toolsets`, `fallback_for_toolsets`). */
+const TOOLSET_OF: Record<string, string> = {
+  skills_list: 'skills',
+  skill_view: 'skills',
+  skill_manage: 'skills',
+  memory: 'memory',
+  session_search: 'session_search',
+};
+
+export interface SessionPromptSources {
+  registry: ToolRegistry;
+  index: SkillIndex;
+  skillSettings(): SkillSettings;
+  /** The memory block of the prompt ("" when memory is empty or off). */
+  memorySnapshot(): Promise<string>;
+}
+
+export function sessionPromptBuilder(sources: SessionPromptSources): (firstUserMessage: string) => Promise<string> {
+  return async (firstUserMessage) => {
+    const tools = sources.registry.names();
+    const settings = sources.skillSettings();
+    const toolsets = new Set(tools.map((tool) => TOOLSET_OF[tool]).filter((set): set is string => set !== undefined));
+    const [memorySnapshot, skillIndex] = await Promise.all([
+      sources.memorySnapshot(),
+      sources.index.render({
+        platform: settings.platform,
+        disabled: settings.disabled,
+        available: { tools: new Set(tools), toolsets },
+        tokenBudget: settings.indexTokenBudget,
+        firstUserMessage,
+      }),
+    ]);
+    return buildSystemPrompt({ tools, memorySnapshot, skillIndex });
+  };
+}

@@ -1,0 +1,239 @@
+import { describe, expect, it } from 'vitest';
+import { ChatController, skillInvocationOf, titleFrom, toModelHistory, type ChatSessionDeps, type ChatSessionEvent, type TurnLearning } from '../../src/agent/chatSession';
+import { sessionPromptBuilder } from '../../src/agent/sessionPrompt';
+import { MemorySessionBackend } from '../../src/sessions/memorySessionBackend';
+import { SessionStore } from '../../src/sessions/sessionStore';
+import { SkillIndex } from '../../src/skills/skillIndex';
+import { MemoryStore } from '../../src/memory/memoryStore';
+import { memoryToolDefinition } from '../../src/memory/memoryTool';
+import { MemoryLockManager } from '../../src/storage/memoryFileStore';
+import { ToolRegistry } from '../../src/tools/toolRegistry';
+import { ProviderError, type ChatProvider } from '../../src/providers/provider';
+import { fakeProvider, type FakeTurn } from './helpers/fakeProvider';
+import { createTestEngine, skillContent } from './helpers/skillTestEngine';
+
+function setup(turns: FakeTurn[] = [], options: { intervals?: { creationNudgeInterval: number; memoryNudgeInterval: number } } = {}) {
+  const t = createTestEngine();
+  const memory = new MemoryStore({ files: t.files, locks: new MemoryLockManager() });
+  const registry = new ToolRegistry([memoryToolDefinition({ store: memory }), ...t.registry.definitions()]);
+  const index = new SkillIndex(t.engine.catalog, async () => new Map());
+  const store = new SessionStore(new MemorySessionBackend());
+  const fake = fakeProvider(turns);
+  const learningCalls: Parameters<TurnLearning['afterTurn']>[0][] = [];
+  const beforeCalls: string[] = [];
+  let currentProvider: ChatProvider = fake.provider;
+  const deps: ChatSessionDeps = {
+    store,
+    registry,
+    buildSystemPrompt: sessionPromptBuilder({
+      registry,
+      index,
+      skillSettings: () => t.settings,
+      memorySnapshot: async () => (await memory.memorySnapshot()).text,
+    }),
+    provider: async () => currentProvider,
+    intervals: () => options.intervals ?? { creationNudgeInterval: 10, memoryNudgeInterval: 10 },
+    learning: {
+      beforeUserTurn: (id) => void beforeCalls.push(id),
+      afterTurn: (report) => {
+        learningCalls.push(structuredClone(report));
+        return report.counters;
+      },
+    },
+    skills: {
+      read: async (name) => {
+        const entry = t.engine.catalog.resolve(name)[0];
+        return entry ? await t.files.readText(`${entry.dir}/SKILL.md`) : null;
+      },
+      bumpUse: (name) => t.engine.usage.bumpUse(name),
+    },
+  };
+  const events: ChatSessionEvent[] = [];
+  const controller = new ChatController(deps);
+  controller.subscribe((event) => events.push(event));
+  return {
+    t,
+    memory,
+    store,
+    deps,
+    fake,
+    controller,
+    events,
+    learningCalls,
+    beforeCalls,
+    useProvider: (provider: ChatProvider) => (currentProvider = provider),
+  };
+}
+
+describe('chat session', () => {
+  it('creates the session on the first message, streams the reply and persists both', async () => {
+    const { controller, store, events, fake, learningCalls, beforeCalls } = setup([{ text: 'Hello there, friend.' }]);
+    expect(await controller.send('Hi! How do I brew green tea?')).toBe(true);
+    const sessionId = controller.sessionId!;
+    const session = await store.get(sessionId);
+    expect(session?.title).toBe('Hi! How do I brew green tea?');
+    expect((await store.messages(sessionId)).map((m) => [m.seq, m.role, m.content])).toEqual([
+      [0, 'user', 'Hi! How do I brew green tea?'],
+      [1, 'assistant', 'Hello there, friend.'],
+    ]);
+    // Drafts grow word by word, then the finished line replaces the draft.
+    const drafts = events.filter((e) => e.type === 'draft').map((e) => (e as { text: string }).text);
+    expect(drafts).toContain('Hello there, ');
+    expect(events.at(-1)).toEqual({ type: 'turn-end', end: 'final', problem: null });
+    expect(fake.requests[0]!.messages.slice(1)).toEqual([{ role: 'user', content: 'Hi! How do I brew green tea?' }]);
+    expect(beforeCalls).toEqual([sessionId]);
+    expect(learningCalls).toHaveLength(1);
+    expect(learningCalls[0]).toMatchObject({ sessionId, end: 'final', finalReply: 'Hello there, friend.' });
+    expect(learningCalls[0]!.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+  });
+
+  it('freezes the system prompt (memory snapshot + skill index) for the session; new skills show up next session', async () => {
+    const s = setup();
+    await s.t.manage({ action: 'create', name: 'brew-tea', content: skillContent('brew-tea', 'Use when brewing tea.') });
+    await s.memory.add('user', 'The user drinks oolong.');
+    s.fake.provider.stream = fakeProvider([
+      { toolCalls: [{ name: 'skill_manage', arguments: JSON.stringify({ action: 'create', name: 'grind-coffee', content: skillContent('grind-coffee', 'Use when grinding coffee.') }) }] },
+      { text: 'Saved a coffee skill.' },
+      { text: 'Second reply.' },
+      { text: 'New session reply.' },
+    ]).provider.stream;
+    const requests: string[] = [];
+    const inner = s.fake.provider.stream.bind(s.fake.provider);
+    s.fake.provider.stream = (request) => {
+      requests.push(request.messages[0]!.content);
+      return inner(request);
+    };
+    await s.controller.send('tea please');
+    await s.controller.send('and again');
+    const first = requests[0]!;
+    expect(first).toContain('brew-tea: Use when brewing tea.');
+    expect(first).toContain('The user drinks oolong.');
+    expect(first).not.toContain('grind-coffee');
+    expect(requests).toHaveLength(3);
+    for (const prompt of requests) expect(prompt).toBe(first);
+    expect((await s.store.get(s.controller.sessionId!))!.snapshot).toBe(first);
+
+    // A resumed session reuses the stored prompt; a new one sees the new skill.
+    const resumed = await ChatController.open(s.deps, s.controller.sessionId!);
+    expect(resumed.lines.map((l) => l.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
+    const next = new ChatController(s.deps);
+    await next.send('coffee?');
+    expect(requests.at(-1)).toContain('grind-coffee: Use when grinding coffee.');
+  });
+
+  it('persists tool calls and results and keeps the learning counters per session', async () => {
+    const { controller, store } = setup([
+      { toolCalls: [{ name: 'skills_list', arguments: '{}' }] },
+      { toolCalls: [{ name: 'memory', arguments: JSON.stringify({ action: 'add', target: 'user', content: 'Likes short answers.' }) }] },
+      { text: 'Done.' },
+    ]);
+    await controller.send('remember I like short answers');
+    const sessionId = controller.sessionId!;
+    const messages = await store.messages(sessionId);
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    expect(messages[1]!.toolCalls![0]).toMatchObject({ name: 'skills_list' });
+    expect(messages[2]!.toolCallId).toBe(messages[1]!.toolCalls![0]!.id);
+    expect(JSON.parse(messages[4]!.content).success).toBe(true);
+    // 3 model calls with skill_manage available; memory dispatched → turnsSinceMemory reset.
+    expect(await store.get(sessionId)).toMatchObject({ itersSinceSkill: 3, turnsSinceMemory: 0 });
+  });
+
+  it('shows a provider error with its hint and leaves the chat usable', async () => {
+    const { controller, events, store } = setup([
+      { error: new ProviderError('cors', 'The server refused this page (CORS).', 'Set OLLAMA_ORIGINS=* and restart Ollama.') },
+      { text: 'Working now.' },
+    ]);
+    await controller.send('hello');
+    expect(events.at(-1)).toEqual({
+      type: 'turn-end',
+      end: 'error',
+      problem: { message: 'The server refused this page (CORS).', hint: 'Set OLLAMA_ORIGINS=* and restart Ollama.' },
+    });
+    expect(controller.running).toBe(false);
+    expect(await controller.regenerate()).toBe(true);
+    expect((await store.messages(controller.sessionId!)).map((m) => m.content)).toEqual(['hello', 'Working now.']);
+  });
+
+  it('a provider that cannot be created ends the turn with its message', async () => {
+    const s = setup();
+    s.deps.provider = async () => {
+      throw new ProviderError('model', 'No model chosen.', 'Choose one under Settings.');
+    };
+    await s.controller.send('hello');
+    expect(s.events.at(-1)).toMatchObject({ type: 'turn-end', end: 'error', problem: { hint: 'Choose one under Settings.' } });
+    expect(s.controller.lines.map((l) => l.content)).toEqual(['hello']);
+  });
+
+  it('Stop keeps the partial text, marks it stopped and the next send works', async () => {
+    const { controller, store, learningCalls } = setup([{ hang: true }, { text: 'Fresh answer.' }]);
+    const sending = controller.send('long story please');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(controller.running).toBe(true);
+    controller.stop();
+    await sending;
+    const sessionId = controller.sessionId!;
+    const stored = await store.messages(sessionId);
+    expect(stored.map((m) => [m.role, m.content, (m as { stopped?: boolean }).stopped])).toEqual([
+      ['user', 'long story please', undefined],
+      ['assistant', 'partial ', true],
+    ]);
+    expect(learningCalls[0]).toMatchObject({ end: 'stopped', finalReply: null });
+    expect(await controller.send('again')).toBe(true);
+    expect(controller.lines.at(-1)).toMatchObject({ role: 'assistant', content: 'Fresh answer.' });
+    // After a reload the stop mark is still there.
+    const reopened = await ChatController.open({ ...setup().deps, store }, sessionId);
+    expect(reopened.lines[1]).toMatchObject({ content: 'partial ', stopped: true });
+  });
+
+  it('regenerate replaces the last reply; edit-and-resend rewrites a message and drops what followed', async () => {
+    const { controller, store, fake } = setup([{ text: 'One.' }, { text: 'Two.' }, { text: 'Uno.' }, { text: 'Dos.' }]);
+    await controller.send('first');
+    await controller.send('second');
+    expect(await controller.regenerate()).toBe(true);
+    const sessionId = controller.sessionId!;
+    expect((await store.messages(sessionId)).map((m) => m.content)).toEqual(['first', 'One.', 'second', 'Uno.']);
+    // The regenerated call saw the history up to the last user message only.
+    expect(fake.requests[2]!.messages.slice(1).map((m) => m.content)).toEqual(['first', 'One.', 'second']);
+
+    const firstUser = controller.lines[0]!;
+    expect(await controller.editAndResend(firstUser.id, 'first, edited')).toBe(true);
+    const after = await store.messages(sessionId);
+    expect(after.map((m) => [m.seq, m.content])).toEqual([
+      [0, 'first, edited'],
+      [1, 'Dos.'],
+    ]);
+    expect(controller.lines.map((l) => l.content)).toEqual(['first, edited', 'Dos.']);
+    // Only user messages can be edited.
+    expect(await controller.editAndResend(controller.lines[1]!.id, 'nope')).toBe(false);
+  });
+
+  it('/<skill> loads the skill into the turn and counts a use', async () => {
+    const s = setup([{ text: 'Following the skill.' }]);
+    await s.t.manage({ action: 'create', name: 'brew-tea', content: skillContent('brew-tea', 'Use when brewing tea.', '# Tea\n\nSteep 3 minutes.\n') });
+    const before = (await s.t.engine.usage.get('brew-tea')).use_count ?? 0;
+    expect(await s.controller.invokeSkill('brew-tea', 'make me a cup')).toBe(true);
+    const sent = s.fake.requests[0]!.messages.at(-1)!.content;
+    expect(sent).toContain('Steep 3 minutes.');
+    expect(skillInvocationOf(sent)).toEqual({ skill: 'brew-tea', request: 'make me a cup' });
+    expect((await s.store.get(s.controller.sessionId!))!.title).toBe('make me a cup');
+    await expect.poll(async () => (await s.t.engine.usage.get('brew-tea')).use_count).toBe(before + 1);
+    expect(await s.controller.invokeSkill('no-such-skill', 'x')).toBe(false);
+  });
+
+  it('never sends a tool call without a result (a stop between calls and results)', () => {
+    const history = toModelHistory([
+      { id: 'a', seq: 0, role: 'user', content: 'hi' },
+      { id: 'b', seq: 1, role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'skills_list', arguments: '{}' }] },
+      { id: 'x', seq: 2, role: 'assistant', content: '', stopped: true, transient: true },
+    ]);
+    expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(history[2]).toMatchObject({ toolCallId: 'c1', name: 'skills_list' });
+  });
+
+  it('titles come from the first line, cut at a word', () => {
+    expect(titleFrom('  short one \nsecond line')).toBe('short one');
+    const long = titleFrom('a '.repeat(10) + 'really long question about the way the index ranks skills by relevance');
+    expect(long.length).toBeLessThanOrEqual(61);
+    expect(long.endsWith('…')).toBe(true);
+  });
+});
