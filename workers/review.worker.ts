@@ -14,10 +14,13 @@ import type { EngineAccess } from '../src/providers/webllm/engine';
 import { ToolRegistry } from '../src/tools/toolRegistry';
 import { runReview, type ReviewOutcome } from '../src/review/reviewRun';
 import type { ReviewRequest } from '../src/review/reviewScheduler';
-import { runCurator, type CuratorRun } from '../src/curator/curator';
+import { maybeRunCurator, runCurator, type CuratorRun } from '../src/curator/curator';
+import { curatorStateStore } from '../src/curator/curatorStateStore';
+import type { KnackServices } from '../src/app/services';
 import type { AgentEvent } from '../src/agent/agentLoop';
 
 interface WorkerContext {
+  services: KnackServices;
   skills: SkillServices;
   registry: ToolRegistry;
 }
@@ -31,7 +34,7 @@ function ready(): Promise<WorkerContext> {
     const services = await openStorage({ recover: false });
     const [skills, memory] = await Promise.all([createSkillServices(services), createMemoryServices(services)]);
     const registry = new ToolRegistry([memory.tool, ...skills.registry.definitions()]);
-    return { skills, registry };
+    return { services, skills, registry };
   })();
   return context;
 }
@@ -81,6 +84,15 @@ const api = {
   async runCurator(options: { dryRun: boolean; now?: string }): Promise<CuratorRun> {
     const { skills } = await ready();
     return runCurator(skills.engine, { dryRun: options.dryRun, ...(options.now ? { now: new Date(options.now) } : {}) });
+  },
+
+  /**
+   * The scheduled curator (every 7 days, after `idleMs` without user input, never in the first
+   * interval). One context at a time: the lock makes a second tab find the run already done.
+   */
+  async maybeRunCurator(idleMs: number): Promise<CuratorRun | null> {
+    const { services, skills } = await ready();
+    return services.locks.withLock('curator-schedule', () => maybeRunCurator(skills.engine, curatorStateStore(services.records('settings')), idleMs));
   },
 
   /** Resolves once storage and the catalogue are open (tests wait on it). */

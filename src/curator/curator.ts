@@ -37,6 +37,8 @@ export async function runCurator(
   const dryRun = options.dryRun === true;
   if (!dryRun) {
     for (const transition of transitions) {
+      // Other contexts re-read this folder from the change event (an archive empties it).
+      const dir = engine.catalog.findByName(transition.name)[0]?.dir ?? '';
       if (transition.to === 'archived') {
         const archived = await engine.locks.withLock(skillLockKey(transition.name), () =>
           archiveSkill(engine, transition.name, { actor: 'curator', evidence: { reason: 'unused past the archive window' } }),
@@ -45,7 +47,7 @@ export async function runCurator(
       } else {
         await engine.usage.setState(transition.name, transition.to);
       }
-      engine.onChange?.({ skill: transition.name, action: `curator:${transition.to}`, dir: '' });
+      engine.onChange?.({ skill: transition.name, action: `curator:${transition.to}`, dir });
     }
   }
   return { dryRun, transitions, summary: summarize(transitions, dryRun), startedAt: now.toISOString() };
@@ -54,7 +56,7 @@ export async function runCurator(
 /** Scheduled entry point: never throws; records its state in `stateStore` under "curator". */
 export async function maybeRunCurator(
   engine: SkillEngine,
-  stateStore: RecordStore<CuratorState>,
+  stateStore: Pick<RecordStore<CuratorState>, 'get' | 'put'>,
   idleMs: number,
   config: CuratorConfig = defaultCuratorConfig,
 ): Promise<CuratorRun | null> {

@@ -55,6 +55,10 @@ export class ReviewWorkerClient implements ReviewBackend {
     return this.guarded((api) => api.runCurator(options));
   }
 
+  maybeRunCurator(idleMs: number): Promise<CuratorRun | null> {
+    return this.guarded((api) => api.maybeRunCurator(idleMs));
+  }
+
   ping(): Promise<number> {
     return this.guarded((api) => api.ping());
   }

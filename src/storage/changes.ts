@@ -15,6 +15,7 @@ export type StorageChange =
   | { type: 'settings-changed'; keys?: string[] }
   | { type: 'session-changed'; sessionId: string }
   | { type: 'pending-changed' }
+  | { type: 'activity-changed'; id: string }
   | { type: 'verdict-changed'; name: string }
   | { type: 'storage-recovered'; rolledForward: number; rolledBack: number };
 

@@ -1,4 +1,5 @@
 import { chat } from './chat.svelte';
+import { learning } from './learning.svelte';
 
 /**
  * `globalThis.knackUi`: the UI's console handle, next to the storage engine's `knack`.
@@ -7,11 +8,13 @@ import { chat } from './chat.svelte';
  *
  *   knackUi.chat.connect(async function* () { yield 'Hello'; })   // a stand-in responder
  *   knackUi.chat.isGenerating
+ *   knackUi.learning.afterTurn(report)    // the learning seam (reviews, notices, curator)
  *
  * Once the agent connects itself at start-up this stays useful for inspection only.
  */
 export interface KnackUiHandle {
   chat: typeof chat;
+  learning: typeof learning;
 }
 
 declare global {
@@ -20,5 +23,5 @@ declare global {
 }
 
 export function exposeConsoleHandle(): void {
-  globalThis.knackUi = { chat };
+  globalThis.knackUi = { chat, learning };
 }

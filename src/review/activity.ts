@@ -1,0 +1,152 @@
+import type { LearningCounters, ReviewKind } from '../agent/learningCounters';
+import type { CuratorRun } from '../curator/curator';
+import type { Transition } from '../curator/curatorRules';
+import type { ReviewToolCall } from './reviewRun';
+import type { ReviewRecord } from './reviewScheduler';
+
+/**
+ * What the Activity view lists (SPEC §8.2, §13): one record per background run — a review or a
+ * curator run — with what triggered it, the tool calls it made and their results, and what came
+ * of it. Plain data, stored in the IndexedDB `activity` store keyed by `id`; pure helpers only.
+ */
+export type ActivityStatus = 'running' | 'done' | 'cancelled' | 'failed';
+
+export interface ReviewActivity {
+  kind: 'review';
+  id: string;
+  sessionId: string;
+  review: ReviewKind;
+  trigger: string;
+  status: ActivityStatus;
+  startedAt: number;
+  endedAt?: number;
+  toolCalls: ReviewToolCall[];
+  /** The review's last words, "Nothing to save.", or why it stopped. */
+  outcome: string;
+  notices: string[];
+  modelCalls: number;
+  error?: string;
+}
+
+export type CuratorMode = 'scheduled' | 'manual' | 'dry-run';
+
+export interface CuratorActivity {
+  kind: 'curator';
+  id: string;
+  mode: CuratorMode;
+  trigger: string;
+  status: ActivityStatus;
+  startedAt: number;
+  endedAt?: number;
+  /** The clock the run used (a preview or a test may run at another time than now). */
+  runAt?: string;
+  transitions: Transition[];
+  outcome: string;
+  error?: string;
+}
+
+export type ActivityRecord = ReviewActivity | CuratorActivity;
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** Why a review was scheduled, from the counters as they stood before the finalizer reset them. */
+export function reviewTrigger(kind: ReviewKind, counters: LearningCounters): string {
+  const skills = `${plural(counters.itersSinceSkill, 'model call', 'model calls')} without saving a skill`;
+  const memory = `${plural(counters.turnsSinceMemory, 'user turn', 'user turns')} without saving to memory`;
+  if (kind === 'skills') return skills;
+  if (kind === 'memory') return memory;
+  return `${skills}; ${memory}`;
+}
+
+export const NOTHING_TO_SAVE = 'Nothing to save.';
+
+/** One line saying how a review ended, for the Activity view. */
+export function reviewOutcomeText(record: ReviewRecord): string {
+  const outcome = record.outcome;
+  if (record.status === 'running') return 'Reviewing the conversation…';
+  if (record.status === 'cancelled') return 'Cancelled: a new message arrived in the conversation.';
+  if (record.status === 'failed') return `Failed: ${record.error ?? outcome?.error ?? 'unknown error'}. The chat was not affected.`;
+  if (!outcome) return NOTHING_TO_SAVE;
+  if (outcome.end === 'iteration-limit') return `Stopped after ${outcome.modelCalls} model calls without a final answer.`;
+  const text = outcome.finalText?.trim();
+  return text ? text : NOTHING_TO_SAVE;
+}
+
+export function reviewActivity(record: ReviewRecord): ReviewActivity {
+  return {
+    kind: 'review',
+    id: record.runId,
+    sessionId: record.sessionId,
+    review: record.kind,
+    trigger: record.trigger,
+    status: record.status,
+    startedAt: record.startedAt,
+    ...(record.endedAt !== undefined ? { endedAt: record.endedAt } : {}),
+    toolCalls: record.outcome?.toolCalls ?? [],
+    outcome: reviewOutcomeText(record),
+    notices: record.outcome?.notices ?? [],
+    modelCalls: record.outcome?.modelCalls ?? 0,
+    ...(record.error ? { error: record.error } : {}),
+  };
+}
+
+export function curatorTrigger(mode: CuratorMode): string {
+  switch (mode) {
+    case 'scheduled':
+      return 'Scheduled: 7 days since the last run and 2 hours without input';
+    case 'dry-run':
+      return 'Dry run from the Skills view: nothing is changed';
+    default:
+      return 'Run on request';
+  }
+}
+
+export function curatorActivity(
+  base: Pick<CuratorActivity, 'id' | 'mode' | 'startedAt'>,
+  result: { run: CuratorRun; endedAt: number } | { error: string; endedAt: number } | null,
+): CuratorActivity {
+  const record: CuratorActivity = { kind: 'curator', ...base, trigger: curatorTrigger(base.mode), status: 'running', transitions: [], outcome: 'Checking skill usage…' };
+  if (!result) return record;
+  if ('error' in result) return { ...record, status: 'failed', endedAt: result.endedAt, error: result.error, outcome: `Failed: ${result.error}` };
+  return { ...record, status: 'done', endedAt: result.endedAt, runAt: result.run.startedAt, transitions: result.run.transitions, outcome: result.run.summary };
+}
+
+/** Newest first; a record that is still running sorts by its start like any other. */
+export function newestFirst(records: readonly ActivityRecord[]): ActivityRecord[] {
+  return [...records].sort((a, b) => b.startedAt - a.startedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+}
+
+/** The list after `record` was added or updated (same id replaces), newest first. */
+export function withActivity(records: readonly ActivityRecord[], record: ActivityRecord): ActivityRecord[] {
+  return newestFirst([...records.filter((existing) => existing.id !== record.id), record]);
+}
+
+/** A tool call's JSON, indented for reading; anything else as it came. */
+export function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+/** The collapsed line of a tool call: tool, action and target, then ok or the result's error. */
+export function toolCallSummary(call: ReviewToolCall): string {
+  let args: Record<string, unknown> = {};
+  let result: Record<string, unknown> = {};
+  try {
+    args = JSON.parse(call.arguments || '{}') as Record<string, unknown>;
+  } catch {
+    /* shown raw in the expanded view */
+  }
+  try {
+    result = JSON.parse(call.result) as Record<string, unknown>;
+  } catch {
+    /* idem */
+  }
+  const target = [args.action, args.name ?? args.target, args.file_path].filter((part) => typeof part === 'string' && part).join(' ');
+  const head = target ? `${call.name} ${target}` : call.name;
+  if (call.success) return result.staged ? `${head} — staged for approval` : `${head} — ok`;
+  const error = typeof result.error === 'string' ? result.error : 'failed';
+  return `${head} — ${error}`;
+}
