@@ -1,5 +1,5 @@
 /** The views the app can show; each has a hash route `#/<id>` so back/forward work. */
-export const VIEW_IDS = ['chat', 'skills', 'memory', 'activity', 'settings'] as const;
+export const VIEW_IDS = ['chat', 'skills', 'memory', 'activity', 'pending', 'settings'] as const;
 export type ViewId = (typeof VIEW_IDS)[number];
 
 export const DEFAULT_VIEW: ViewId = 'chat';

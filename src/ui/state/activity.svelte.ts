@@ -1,0 +1,39 @@
+/**
+ * The Activity view's state: every review and curator run from the `activity` store, newest
+ * first, kept current from `activity-changed` events (this tab, other tabs, the worker).
+ */
+import { withActivity, type ActivityRecord } from '../../review/activity';
+
+class ActivityFeed {
+  status = $state<'loading' | 'ready' | 'error'>('loading');
+  loadError = $state<string | null>(null);
+  records = $state.raw<ActivityRecord[]>([]);
+
+  #starting: Promise<void> | null = null;
+
+  /** Loads once and follows changes for the rest of the session. */
+  start = (): Promise<void> => {
+    this.#starting ??= (async () => {
+      try {
+        const [{ activityLog }, { services }] = await Promise.all([import('../../app/activityServices'), import('../../app/services')]);
+        const log = await activityLog();
+        (await services).changes.subscribe((change) => {
+          if (change.type !== 'activity-changed') return;
+          void log.get(change.id).then((record) => {
+            if (record) this.records = withActivity(this.records, record);
+          });
+        });
+        const stored = await log.list();
+        // Changes that arrived while the list was loading are newer than what it read.
+        this.records = stored.reduce((list, record) => (list.some((r) => r.id === record.id) ? list : withActivity(list, record)), this.records);
+        this.status = 'ready';
+      } catch (error) {
+        this.status = 'error';
+        this.loadError = error instanceof Error ? error.message : String(error);
+      }
+    })();
+    return this.#starting;
+  };
+}
+
+export const activityFeed = new ActivityFeed();
