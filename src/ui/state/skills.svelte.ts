@@ -7,7 +7,11 @@
 import { services as storageServices } from '../../app/services';
 import { skillServices, type SkillServices } from '../../app/skillServices';
 import { rollbackEntry } from '../../skills/rollback';
-import { SkillManageTool } from '../../skills/tools/skillManage';
+import { SkillManageTool, archiveSkill } from '../../skills/tools/skillManage';
+import { skillLockKey } from '../../skills/skillEngine';
+import { restoreSkill } from '../../curator/curator';
+import type { CuratorActivity } from '../../review/activity';
+import { learning } from './learning.svelte';
 import { createWriteContext } from '../../skills/writeOrigin';
 import { parseSkillFile } from '../../skills/frontmatter';
 import type { UsageRecord } from '../../skills/usageStore';
@@ -72,8 +76,12 @@ class SkillsLibrary {
   notice = $state<string | null>(null);
   actionError = $state<string | null>(null);
   busy = $state(false);
+  /** The last curator dry run: what it would change, nothing changed. */
+  dryRun = $state<CuratorActivity | null>(null);
+  dryRunning = $state(false);
 
   visible = $derived(filterRows(this.rows, this.filters));
+  archived = $derived(this.rows.filter((row) => !row.live));
   options = $derived(filterOptions(this.rows, this.filters));
   filtering = $derived(isFiltering(this.filters));
 
@@ -265,6 +273,60 @@ class SkillsLibrary {
     } finally {
       this.busy = false;
     }
+  };
+
+  /** The user's archive: the skill moves to skills/.archive/ (out of the index), restorable. */
+  archive = async (name: string): Promise<void> => {
+    const services = await this.start();
+    this.busy = true;
+    try {
+      const { engine } = services;
+      const dir = engine.catalog.findByName(name)[0]?.dir ?? '';
+      const result = await engine.locks.withLock(skillLockKey(name), () => archiveSkill(engine, name, { actor: 'user', evidence: { reason: 'archived from the Skills view' } }));
+      if (!result.success) {
+        this.actionError = result.error;
+        return;
+      }
+      engine.onChange?.({ skill: name, action: 'archive', dir });
+      this.actionError = null;
+      this.notice = `Archived ${name}: it is out of the skill index until you restore it.`;
+      await this.refresh();
+    } finally {
+      this.busy = false;
+    }
+  };
+
+  /** Moves the newest archived copy back into skills/, active again. */
+  restore = async (name: string): Promise<void> => {
+    const services = await this.start();
+    this.busy = true;
+    try {
+      const result = await restoreSkill(services.engine, name);
+      if (!result.success) {
+        this.actionError = result.error;
+        this.notice = `Could not restore ${name}: ${result.error}`;
+        return;
+      }
+      this.actionError = null;
+      this.notice = `Restored ${name}.`;
+      await this.refresh();
+    } finally {
+      this.busy = false;
+    }
+  };
+
+  /** What the curator would do now (stale, archive, reactivate), without changing anything. */
+  curatorDryRun = async (): Promise<void> => {
+    this.dryRunning = true;
+    try {
+      this.dryRun = await learning.runCurator({ dryRun: true });
+    } finally {
+      this.dryRunning = false;
+    }
+  };
+
+  closeDryRun = (): void => {
+    this.dryRun = null;
   };
 
   rollback = async (entryId: string): Promise<void> => {
