@@ -1,14 +1,16 @@
 import type { RecordStore } from '../storage/recordStore';
-import type { CatalogEntry, CatalogSnapshotStore } from './skillCatalog';
+import { skillPlace, type CatalogEntry, type CatalogSnapshotStore } from './skillCatalog';
+import type { SkillConditions } from './skillDocument';
 
 /**
  * The persisted catalogue (SPEC §7) in the IndexedDB `index` store: a manifest (version,
  * generation, entry count) and a fixed number of chunk records, each the JSON text of the
  * entries whose directory hashes to it. Loading 64 strings is far cheaper than structured
  * cloning 10,000 objects, and an incremental update still rewrites only one chunk (~1/64 of
- * the catalogue) plus the manifest, read and written in one transaction.
+ * the catalogue) plus the manifest, read and written in one transaction. Entries are stored
+ * compactly (`StoredEntry`): less text to parse at every session start.
  */
-export const SNAPSHOT_VERSION = 2;
+export const SNAPSHOT_VERSION = 3;
 export const SNAPSHOT_CHUNKS = 64;
 const MANIFEST_KEY = 'manifest';
 const CHUNK_PREFIX = 'chunk:';
@@ -40,6 +42,50 @@ export function snapshotChunkKey(dir: string): string {
   return CHUNK_PREFIX + String(chunkOf(dir)).padStart(2, '0');
 }
 
+/**
+ * One entry as stored: [dir, description, tags, frontmatterName, platforms, conditions,
+ * parseError], with null for a default (no tags, the directory name, no platforms, no
+ * conditions, no error) and trailing nulls left off. Name and category follow from dir.
+ */
+type StoredEntry = [string, string, ...(string[] | string | SkillConditions | null)[]];
+
+function hasConditions(c: SkillConditions): boolean {
+  return c.fallbackForToolsets.length + c.fallbackForTools.length + c.requiresToolsets.length + c.requiresTools.length > 0;
+}
+
+function encodeEntry(entry: CatalogEntry): StoredEntry {
+  const stored: StoredEntry = [
+    entry.dir,
+    entry.description,
+    entry.tags.length ? entry.tags : null,
+    entry.frontmatterName === entry.name ? null : entry.frontmatterName,
+    entry.platforms.length ? entry.platforms : null,
+    hasConditions(entry.conditions) ? entry.conditions : null,
+    entry.parseError ?? null,
+  ];
+  while (stored.length > 2 && stored[stored.length - 1] === null) stored.pop();
+  return stored;
+}
+
+function decodeEntry(stored: StoredEntry): CatalogEntry {
+  const [dir, description, tags, frontmatterName, platforms, conditions, parseError] = stored;
+  const { name, category } = skillPlace(dir);
+  return {
+    dir,
+    name,
+    category,
+    frontmatterName: (frontmatterName as string | null | undefined) ?? name,
+    description,
+    tags: (tags as string[] | null | undefined) ?? [],
+    platforms: (platforms as string[] | null | undefined) ?? [],
+    conditions: (conditions as SkillConditions | null | undefined) ?? { fallbackForToolsets: [], fallbackForTools: [], requiresToolsets: [], requiresTools: [] },
+    ...(typeof parseError === 'string' ? { parseError } : {}),
+  };
+}
+
+const parseChunk = (text: string): CatalogEntry[] => (JSON.parse(text) as StoredEntry[]).map(decodeEntry);
+const chunkText = (entries: CatalogEntry[]): string => JSON.stringify(entries.map(encodeEntry));
+
 const isManifest = (record: unknown): record is Manifest => (record as Manifest | undefined)?.kind === 'manifest';
 
 export class RecordCatalogSnapshot implements CatalogSnapshotStore {
@@ -51,7 +97,7 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
     const entries: CatalogEntry[] = [];
     for (const record of records) {
       if (typeof record === 'string') {
-        for (const entry of JSON.parse(record) as CatalogEntry[]) entries.push(entry);
+        for (const entry of parseChunk(record)) entries.push(entry);
       } else if (isManifest(record)) manifest = record;
       // Files changed (or were about to) without the snapshot following: rescan.
       else if (record?.kind === 'changing') return null;
@@ -65,8 +111,8 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
     return [MANIFEST_KEY, { kind: 'manifest', version: SNAPSHOT_VERSION, generation, count }];
   }
 
-  async putEntry(entry: CatalogEntry, generation: number): Promise<void> {
-    await this.updateChunk(entry.dir, generation, (chunk) => {
+  async putEntry(entry: CatalogEntry, generation: number, clearChanging: string[] = []): Promise<void> {
+    await this.updateChunk(entry.dir, generation, clearChanging, (chunk) => {
       const at = chunk.findIndex((e) => e.dir === entry.dir);
       if (at >= 0) chunk[at] = entry;
       else chunk.push(entry);
@@ -74,8 +120,8 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
     });
   }
 
-  async deleteEntry(dir: string, generation: number): Promise<void> {
-    await this.updateChunk(dir, generation, (chunk) => {
+  async deleteEntry(dir: string, generation: number, clearChanging: string[] = []): Promise<void> {
+    await this.updateChunk(dir, generation, clearChanging, (chunk) => {
       const at = chunk.findIndex((e) => e.dir === dir);
       if (at < 0) return null;
       chunk.splice(at, 1);
@@ -84,18 +130,25 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
   }
 
   /**
-   * Rewrites the chunk holding `dir` and the manifest together. `change` edits the chunk's
-   * entries in place and returns the change in count, or null when there is nothing to write.
+   * Rewrites the chunk holding `dir` and the manifest together, and clears the change markers
+   * `clearChanging` in the same transaction. `change` edits the chunk's entries in place and
+   * returns the change in count, or null when there is nothing to write.
    */
-  private async updateChunk(dir: string, generation: number, change: (chunk: CatalogEntry[]) => number | null): Promise<void> {
+  private async updateChunk(
+    dir: string,
+    generation: number,
+    clearChanging: string[],
+    change: (chunk: CatalogEntry[]) => number | null,
+  ): Promise<void> {
     const key = snapshotChunkKey(dir);
-    const apply = ([manifest, chunkText]: unknown[]): { put: [string, SnapshotRecord][] } => {
+    const remove = clearChanging.map((marker) => CHANGING_PREFIX + marker);
+    const apply = ([manifest, stored]: unknown[]): { put: [string, SnapshotRecord][]; remove: string[] } => {
       // Without a current manifest there is no snapshot to keep current: the next load rescans.
-      if (!isManifest(manifest) || manifest.version !== SNAPSHOT_VERSION) return { put: [] };
-      const chunk = typeof chunkText === 'string' ? (JSON.parse(chunkText) as CatalogEntry[]) : [];
+      if (!isManifest(manifest) || manifest.version !== SNAPSHOT_VERSION) return { put: [], remove };
+      const chunk = typeof stored === 'string' ? parseChunk(stored) : [];
       const delta = change(chunk);
-      if (delta === null) return { put: [] };
-      return { put: [[key, JSON.stringify(chunk)], this.manifestRecord(generation, manifest.count + delta)] };
+      if (delta === null) return { put: [], remove };
+      return { put: [[key, chunkText(chunk)], this.manifestRecord(generation, manifest.count + delta)], remove };
     };
     if (this.store.updateMany) {
       await this.store.updateMany([MANIFEST_KEY, key], apply);
@@ -105,6 +158,7 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
     // disagreeing count makes the next load rescan rather than trust the snapshot.
     const { put } = apply([await this.store.get(MANIFEST_KEY), await this.store.get(key)]);
     if (put.length) await this.store.putMany(put);
+    for (const marker of remove) await this.store.delete(marker);
   }
 
   async markChanging(keys: string[]): Promise<void> {
@@ -125,7 +179,7 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
     for (const entry of entries) chunks[chunkOf(entry.dir)]!.push(entry);
     await this.store.clear();
     await this.store.putMany([
-      ...chunks.map((chunk, i): [string, SnapshotRecord] => [CHUNK_PREFIX + String(i).padStart(2, '0'), JSON.stringify(chunk)]),
+      ...chunks.map((chunk, i): [string, SnapshotRecord] => [CHUNK_PREFIX + String(i).padStart(2, '0'), chunkText(chunk)]),
       this.manifestRecord(generation, entries.length),
     ]);
   }

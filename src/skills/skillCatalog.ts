@@ -43,8 +43,9 @@ export type CatalogChange =
 export interface CatalogSnapshotStore {
   /** null when there is no snapshot to trust (none, torn, or a change marker left behind). */
   load(): Promise<{ generation: number; entries: CatalogEntry[] } | null>;
-  putEntry(entry: CatalogEntry, generation: number): Promise<void>;
-  deleteEntry(dir: string, generation: number): Promise<void>;
+  /** `clearChanging`: change markers to clear in the same step (see `clearChanging`). */
+  putEntry(entry: CatalogEntry, generation: number, clearChanging?: string[]): Promise<void>;
+  deleteEntry(dir: string, generation: number, clearChanging?: string[]): Promise<void>;
   /** Replaces everything, change markers included. */
   replaceAll(entries: CatalogEntry[], generation: number): Promise<void>;
   /** Records that files under these skill directories are about to change. */
@@ -53,10 +54,16 @@ export interface CatalogSnapshotStore {
   clearChanging?(keys: string[]): Promise<void>;
 }
 
-export function entryFromSkillMd(dir: string, text: string): CatalogEntry {
+/** A skill's name and category, which its directory decides. */
+export function skillPlace(dir: string): { name: string; category: string | null } {
   const parts = splitPath(dir).slice(1);
   const name = parts[parts.length - 1] ?? '';
   const category = parts.length > 1 ? parts.slice(0, -1).join('/') : null;
+  return { name, category };
+}
+
+export function entryFromSkillMd(dir: string, text: string): CatalogEntry {
+  const { name, category } = skillPlace(dir);
   const meta = readSkillMeta(text);
   return {
     dir,
@@ -75,6 +82,9 @@ function isSearchableDir(name: string): boolean {
   return !name.startsWith('.') && !EXCLUDED_DIRS.has(name);
 }
 
+/** OPFS calls in flight during a scan (sequential reads are ~3× slower than parallel ones). */
+const SCAN_PARALLELISM = 32;
+
 /** Runs `task` over `items` with at most `limit` in flight; parallel OPFS reads are ~3× faster. */
 async function mapBounded<T, R>(items: T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
@@ -91,24 +101,33 @@ async function mapBounded<T, R>(items: T[], limit: number, task: (item: T) => Pr
 
 /** Finds every skill directory under `skills/` by listing directories level by level. */
 export async function scanSkillDirs(files: FileStore, root = SKILLS_ROOT): Promise<string[]> {
-  const found: string[] = [];
+  return (await scanSkills(files, root)).map(({ dir }) => dir);
+}
+
+/**
+ * Every skill under `skills/` with the text of its SKILL.md, level by level. Each directory's
+ * SKILL.md is read first: when there is one, the directory is a skill and is not listed (its
+ * support folders are not searched for nested skills); otherwise it is listed for the next
+ * level. A library of skills therefore costs one read per skill, not a listing plus a read.
+ */
+export async function scanSkills(files: FileStore, root = SKILLS_ROOT): Promise<{ dir: string; text: string }[]> {
+  const found: { dir: string; text: string }[] = [];
   let frontier = [root];
   while (frontier.length) {
-    const listings = await mapBounded(frontier, 32, async (dir) => ({ dir, entries: await files.list(dir) }));
+    const visited = await mapBounded(frontier, SCAN_PARALLELISM, async (dir) => {
+      const text = dir === root ? null : await files.readText(`${dir}/SKILL.md`);
+      return { dir, text, entries: text === null ? await files.list(dir) : [] };
+    });
     const nextFrontier: string[] = [];
-    for (const { dir, entries } of listings) {
-      if (dir !== root && entries.some((e) => e.kind === 'file' && e.name === 'SKILL.md')) {
-        // A skill: its support folders are not searched for nested skills.
-        found.push(dir);
-        continue;
-      }
+    for (const { dir, text, entries } of visited) {
+      if (text !== null) found.push({ dir, text });
       for (const entry of entries) {
         if (entry.kind === 'directory' && isSearchableDir(entry.name)) nextFrontier.push(`${dir}/${entry.name}`);
       }
     }
     frontier = nextFrontier;
   }
-  return found.sort();
+  return found.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
 }
 
 export class SkillCatalog {
@@ -140,11 +159,7 @@ export class SkillCatalog {
 
   /** Reads every SKILL.md in parallel and replaces the catalogue and the snapshot. */
   async rescan(): Promise<void> {
-    const dirs = await scanSkillDirs(this.files);
-    const entries = await mapBounded(dirs, 32, async (dir) => {
-      const text = (await this.files.readText(`${dir}/SKILL.md`)) ?? '';
-      return entryFromSkillMd(dir, text);
-    });
+    const entries = (await scanSkills(this.files)).map(({ dir, text }) => entryFromSkillMd(dir, text));
     this.byDir = new Map(entries.map((entry) => [entry.dir, entry]));
     this.generation += 1;
     await this.snapshot?.replaceAll(entries, this.generation);
@@ -214,8 +229,10 @@ export class SkillCatalog {
     const replaced = this.byDir.get(dir);
     this.byDir.set(dir, entry);
     this.generation += 1;
-    await this.snapshot?.putEntry(entry, this.generation);
-    await this.endChange(dir);
+    // The directory's markers go in the same step as its entry: one transaction, not two.
+    const markers = this.changing.get(dir);
+    await this.snapshot?.putEntry(entry, this.generation, markers);
+    if (this.changing.get(dir) === markers) this.changing.delete(dir);
     this.emit({ kind: 'upsert', entry, replaced });
     return entry;
   }
@@ -245,8 +262,9 @@ export class SkillCatalog {
       return;
     }
     this.generation += 1;
-    await this.snapshot?.deleteEntry(dir, this.generation);
-    await this.endChange(dir);
+    const markers = this.changing.get(dir);
+    await this.snapshot?.deleteEntry(dir, this.generation, markers);
+    if (this.changing.get(dir) === markers) this.changing.delete(dir);
     this.emit({ kind: 'remove', entry: replaced, replaced });
   }
 

@@ -42,12 +42,20 @@ describe('catalogue snapshot (write-through, SPEC §7)', () => {
     for (let i = 0; i < 300; i++) await catalog.upsert(`skills/c${i % 7}/s${i}`, skillContent(`s${i}`, `Skill ${i}.`));
     for (let i = 0; i < 300; i += 3) await catalog.remove(`skills/c${i % 7}/s${i}`);
     await catalog.upsert('skills/c1/s1', skillContent('s1', 'Changed.'));
+    // Every stored field away from its default, and a file whose frontmatter does not parse.
+    await catalog.upsert(
+      'skills/deep/er/rich',
+      '---\nname: Rich Skill\ndescription: All fields.\nplatforms: [macos]\nmetadata:\n  hermes:\n    tags: [a, b]\n    requires_tools: [web_search]\n    fallback_for_toolsets: [memory]\n---\n\nBody\n',
+    );
+    await catalog.upsert('skills/broken', '---\nname: [unclosed\n---\n');
+    expect(catalog.byDirectory('skills/deep/er/rich')?.conditions.requiresTools).toEqual(['web_search']);
+    expect(catalog.byDirectory('skills/broken')?.parseError).toBeTruthy();
 
     const reloaded = new SkillCatalog(files, new RecordCatalogSnapshot(records));
     expect(await reloaded.load()).toBe('snapshot');
     const byDir = (a: { dir: string }, b: { dir: string }) => (a.dir < b.dir ? -1 : 1);
     expect(reloaded.entries().sort(byDir)).toEqual(catalog.entries().sort(byDir));
-    expect(reloaded.size).toBe(200);
+    expect(reloaded.size).toBe(202);
     expect(reloaded.byDirectory('skills/c1/s1')?.description).toBe('Changed.');
   });
 
