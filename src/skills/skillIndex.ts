@@ -44,9 +44,11 @@ function words(text: string): string[] {
 
 /** What the index derives from one entry. Entries are replaced, never changed, on a write. */
 interface EntryText {
-  cut: string;
-  nameWords: string[];
-  otherWords: string[];
+  cut?: string;
+  /** Lower-cased name, description, tags and category: a cheap test before splitting words. */
+  haystack: string;
+  nameWords?: string[];
+  otherWords?: string[];
 }
 const entryTexts = new WeakMap<CatalogEntry, EntryText>();
 
@@ -54,18 +56,29 @@ function entryText(entry: CatalogEntry): EntryText {
   let text = entryTexts.get(entry);
   if (!text) {
     text = {
-      cut: cutDescription(entry.description),
-      nameWords: words(entry.name),
-      otherWords: words(`${entry.description} ${entry.tags.join(' ')} ${entry.category ?? ''}`),
+      haystack: `${entry.name} ${entry.description} ${entry.tags.join(' ')} ${entry.category ?? ''}`.toLowerCase(),
     };
     entryTexts.set(entry, text);
   }
   return text;
 }
 
+/** The description as the index shows it; only skills with a full line need it. */
+function shownDescription(entry: CatalogEntry): string {
+  const text = entryText(entry);
+  return (text.cut ??= cutDescription(entry.description));
+}
+
 /** Relevance of a skill to the first user message: shared words, name words counting double. */
 export function relevance(entry: CatalogEntry, messageWords: Set<string>): number {
   const text = entryText(entry);
+  // A word of the message can only match a word of the skill it is a substring of; most
+  // skills share none, and splitting 10,000 skills into words is the slow part.
+  let any = false;
+  for (const word of messageWords) if ((any = text.haystack.includes(word))) break;
+  if (!any) return 0;
+  text.nameWords ??= words(entry.name);
+  text.otherWords ??= words(`${entry.description} ${entry.tags.join(' ')} ${entry.category ?? ''}`);
   let score = 0;
   for (const word of text.nameWords) if (messageWords.has(word)) score += 2;
   for (const word of text.otherWords) if (messageWords.has(word)) score += 1;
@@ -108,9 +121,9 @@ function renderSortedIndex(sorted: CatalogEntry[], labels: Map<string, SkillLabe
   const offered = offeredFromSorted(sorted, labels, options);
   if (offered.length === 0) return '';
   const budgetChars = options.tokenBudget * CHARS_PER_TOKEN;
-  const lineOf = (entry: CatalogEntry) => `    - ${entry.name}: ${entryText(entry).cut}${labelFor(labels.get(entry.name))}`;
+  const lineOf = (entry: CatalogEntry) => `    - ${entry.name}: ${shownDescription(entry)}${labelFor(labels.get(entry.name))}`;
   // The length of lineOf(entry) without building the string.
-  const lineLength = (entry: CatalogEntry) => 8 + entry.name.length + entryText(entry).cut.length + labelFor(labels.get(entry.name)).length;
+  const lineLength = (entry: CatalogEntry) => 8 + entry.name.length + shownDescription(entry).length + labelFor(labels.get(entry.name)).length;
   const categoryOf = (entry: CatalogEntry) => entry.category ?? 'general';
 
   // Which skills get a full line: all of them if they fit. Otherwise the most relevant to the
