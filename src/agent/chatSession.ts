@@ -149,6 +149,8 @@ export class ChatController {
   #lines: ChatLine[] = [];
   #abort: AbortController | null = null;
   #running = false;
+  /** Stop pressed before the turn's request began (while the session or prompt was set up). */
+  #stopRequested = false;
   #localIds = 0;
   readonly #listeners = new Set<ChatSessionListener>();
 
@@ -214,7 +216,8 @@ export class ChatController {
 
   /** Aborts the running reply; what it said so far stays. */
   stop(): void {
-    this.#abort?.abort();
+    if (this.#abort) this.#abort.abort();
+    else if (this.#running) this.#stopRequested = true;
   }
 
   /** Drops everything after the last user message and asks again. */
@@ -269,6 +272,7 @@ export class ChatController {
       this.#emitLines();
     } catch (error) {
       this.#running = false;
+      this.#stopRequested = false;
       this.#emit({ type: 'turn-end', end: 'error', problem: problemOf(error) });
       return true; // the message is on screen; the problem says why no reply came
     }
@@ -298,6 +302,8 @@ export class ChatController {
     this.#running = true;
     const abort = new AbortController();
     this.#abort = abort;
+    if (this.#stopRequested) abort.abort();
+    this.#stopRequested = false;
     if (!options.announced) this.#emit({ type: 'turn-start' });
     let end: TurnEnd = 'error';
     let problem: TurnProblem | null = null;

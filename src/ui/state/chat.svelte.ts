@@ -1,32 +1,70 @@
+/**
+ * The chat's UI state: the open conversation as the list shows it, the text streaming in,
+ * and what the last turn's problem was. The work is done by the session controller
+ * (src/agent/chatSession.ts); this module picks the provider from the settings, handles the
+ * slash commands that open views, and announces replies (start and end only).
+ */
 import { announcer } from './announcer.svelte';
-
-export interface ChatMessage {
-  id: string;
-  role: 'user' | 'assistant';
-  text: string;
-  /** Set when the user stopped this reply before it finished. */
-  stopped?: boolean;
-}
+import { learning } from './learning.svelte';
+import { navigation } from './navigation.svelte';
+import { networkRequests } from './network.svelte';
+import { sessions } from './sessions.svelte';
+import { settings } from './settings.svelte';
+import { chatProviderSettings } from './settingsModel';
+import { VIEW_IDS, type ViewId } from './routes';
+import { ChatController, type ChatLine, type ChatSessionDeps, type TurnProblem } from '../../agent/chatSession';
+import { parseSlashCommand } from '../../agent/slashCommands';
+import { chatServices } from '../../app/chatServices';
+import { createProvider } from '../../providers/createProvider';
+import { ProviderError, type ChatProvider } from '../../providers/provider';
+import { engineHost } from '../../providers/webllm/engineHost';
 
 /**
- * What the chat agent plugs in: given the conversation so far, stream the reply's text.
- * Abort `signal` ends the stream (Stop, Esc, New chat). Until an agent is connected,
- * Send only records the user's message.
+ * A stand-in model for tests and DevTools (`knackUi.chat.connect(...)`): given the
+ * conversation so far, stream the reply's text. Abort `signal` ends it (Stop, Esc).
+ * While one is connected it replaces the provider from the settings.
  */
-export type Responder = (history: readonly ChatMessage[], signal: AbortSignal) => AsyncIterable<string>;
+export type Responder = (history: readonly ChatLine[], signal: AbortSignal) => AsyncIterable<string>;
 
-let nextId = 0;
-function messageId(): string {
-  nextId += 1;
-  return `m${Date.now().toString(36)}-${nextId}`;
+function responderProvider(responder: Responder, history: () => readonly ChatLine[]): ChatProvider {
+  return {
+    id: 'console-responder',
+    model: 'console-responder',
+    nativeTools: true,
+    async *stream(request) {
+      const signal = request.signal ?? new AbortController().signal;
+      try {
+        for await (const text of responder(history(), signal)) {
+          if (signal.aborted) break;
+          yield { type: 'text-delta', text };
+        }
+      } catch (error) {
+        if (!signal.aborted) throw error;
+      }
+      yield { type: 'finish', reason: signal.aborted ? 'abort' : 'stop' };
+    },
+  };
 }
 
+const ANNOUNCE_END: Record<string, string> = {
+  final: 'Reply finished.',
+  stopped: 'Reply stopped.',
+  'iteration-limit': 'Reply finished.',
+  error: 'Reply failed.',
+};
+
 class ChatState {
-  messages = $state<ChatMessage[]>([]);
-  /** Why the last reply failed, for the chat to show; cleared by the next send. */
-  error = $state<string | null>(null);
+  lines = $state.raw<ChatLine[]>([]);
+  /** Text of the model call in progress. */
+  draft = $state('');
+  /** Why the last turn ended without a reply, with what to do about it; cleared by the next. */
+  problem = $state<TurnProblem | null>(null);
+  sessionId = $state<string | null>(null);
+  /** Active skills, for slash completion. */
+  skills = $state.raw<{ name: string; description: string }[]>([]);
   #generating = $state(false);
-  #controller: AbortController | null = null;
+  #controller: ChatController | null = null;
+  #unsubscribe: (() => void) | null = null;
   #responder: Responder | null = null;
 
   get isGenerating(): boolean {
@@ -34,10 +72,10 @@ class ChatState {
   }
 
   get isEmpty(): boolean {
-    return this.messages.length === 0;
+    return this.lines.length === 0 && !this.#generating;
   }
 
-  /** The agent's seam: one call when it is ready; pass null to disconnect. */
+  /** The test and DevTools seam; pass null to go back to the configured provider. */
   connect(responder: Responder | null): void {
     this.#responder = responder;
   }
@@ -45,45 +83,148 @@ class ChatState {
   /** Returns false (and does nothing) for blank text or while a reply is running. */
   send = async (text: string): Promise<boolean> => {
     if (text.trim() === '' || this.#generating) return false;
-    this.error = null;
-    this.messages.push({ id: messageId(), role: 'user', text });
-    if (this.#responder) await this.#reply(this.#responder);
-    return true;
+    const command = parseSlashCommand(text, new Set(this.skills.map((skill) => skill.name)));
+    if (command?.kind === 'open') {
+      navigation.go(command.view === 'pending' ? pendingView() : command.view);
+      return true;
+    }
+    if (command?.kind === 'new-chat') {
+      this.newChat();
+      return true;
+    }
+    if (command?.kind === 'search') {
+      sessions.openSearch(command.query);
+      return true;
+    }
+    return this.#run((controller) => (command?.kind === 'skill' ? controller.invokeSkill(command.name, command.request) : controller.send(text)));
   };
 
   stop = (): void => {
-    this.#controller?.abort();
+    this.#controller?.stop();
   };
+
+  regenerate = (): Promise<boolean> => this.#run((controller) => controller.regenerate());
+
+  editAndResend = (lineId: string, text: string): Promise<boolean> => this.#run((controller) => controller.editAndResend(lineId, text));
 
   newChat = (): void => {
-    this.stop();
-    this.messages = [];
-    this.error = null;
+    this.#detach();
+    this.lines = [];
+    this.draft = '';
+    this.problem = null;
+    this.sessionId = null;
   };
 
-  async #reply(responder: Responder): Promise<void> {
-    const controller = new AbortController();
-    this.#controller = controller;
-    this.#generating = true;
-    announcer.say('Knack is replying.');
-    const history = $state.snapshot(this.messages) as ChatMessage[];
-    this.messages.push({ id: messageId(), role: 'assistant', text: '' });
-    // Write through the proxied element so the view updates as text arrives.
-    const reply = this.messages[this.messages.length - 1];
+  /** Shows a stored conversation. */
+  openSession = async (sessionId: string): Promise<void> => {
+    if (sessionId === this.sessionId && this.#controller) return;
+    this.newChat();
     try {
-      for await (const delta of responder(history, controller.signal)) {
-        if (controller.signal.aborted) break;
-        reply.text += delta;
-      }
+      const controller = await ChatController.open(await this.#deps(), sessionId);
+      this.#attach(controller);
+      this.sessionId = sessionId;
+      this.lines = [...controller.lines];
     } catch (error) {
-      if (!controller.signal.aborted) this.error = error instanceof Error ? error.message : String(error);
-    } finally {
-      if (controller.signal.aborted) reply.stopped = true;
-      this.#controller = null;
-      this.#generating = false;
-      announcer.say(controller.signal.aborted ? 'Reply stopped.' : this.error ? 'Reply failed.' : 'Reply finished.');
+      this.problem = { message: error instanceof Error ? error.message : String(error), hint: '' };
     }
+  };
+
+  /** Reloads the skill names for completion (cheap: the catalogue is in memory). */
+  refreshSkills = async (): Promise<void> => {
+    try {
+      this.skills = (await chatServices()).skillList();
+    } catch {
+      this.skills = [];
+    }
+  };
+
+  async #run(action: (controller: ChatController) => Promise<boolean>): Promise<boolean> {
+    if (this.#generating) return false;
+    this.#generating = true; // at once: a second Enter must not start a second turn
+    this.problem = null;
+    let controller: ChatController;
+    try {
+      controller = this.#controller ?? this.#attach(new ChatController(await this.#deps()));
+    } catch (error) {
+      this.#generating = false;
+      this.problem = { message: `Chat could not start: ${error instanceof Error ? error.message : String(error)}`, hint: 'Reload the page; if it keeps happening, check Settings → Storage.' };
+      return false;
+    }
+    const accepted = await action(controller);
+    if (!accepted && !controller.running) this.#generating = false;
+    return accepted;
   }
+
+  async #deps(): Promise<ChatSessionDeps> {
+    const services = await chatServices();
+    return {
+      store: services.store,
+      registry: services.registry,
+      buildSystemPrompt: services.buildSystemPrompt,
+      skills: services.skills,
+      provider: () => this.#provider(),
+      intervals: () => ({
+        creationNudgeInterval: settings.current.creationNudgeInterval,
+        memoryNudgeInterval: settings.current.memoryNudgeInterval,
+      }),
+      learning,
+    };
+  }
+
+  async #provider(): Promise<ChatProvider> {
+    if (this.#responder) return responderProvider(this.#responder, () => this.lines);
+    await settings.load();
+    const current = settings.current;
+    if (!current.model.trim()) {
+      throw new ProviderError('model', 'No model is chosen yet.', 'Open Settings, pick a provider and enter the Model to use, then Save.');
+    }
+    return createProvider(chatProviderSettings(current), { engineAccess: () => engineHost(), fetch: networkRequests.countingFetch });
+  }
+
+  #attach(controller: ChatController): ChatController {
+    this.#detach();
+    this.#controller = controller;
+    this.#unsubscribe = controller.subscribe((event) => {
+      switch (event.type) {
+        case 'lines':
+          this.lines = [...event.lines];
+          break;
+        case 'draft':
+          this.draft = event.text;
+          break;
+        case 'session':
+          this.sessionId = event.session.id;
+          void sessions.refresh();
+          break;
+        case 'turn-start':
+          this.#generating = true;
+          this.problem = null;
+          announcer.say('Knack is replying.');
+          break;
+        case 'turn-end':
+          this.#generating = false;
+          this.problem = event.problem;
+          announcer.say(ANNOUNCE_END[event.end] ?? 'Reply finished.');
+          void sessions.refresh();
+          break;
+      }
+    });
+    return controller;
+  }
+
+  /** Leaves the open conversation; a reply still running there is stopped. */
+  #detach(): void {
+    this.#controller?.stop();
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
+    this.#controller = null;
+    this.#generating = false;
+  }
+}
+
+function pendingView(): ViewId {
+  // The Pending view arrives with the review work; until then its items show in Activity.
+  return (VIEW_IDS as readonly string[]).includes('pending') ? ('pending' as ViewId) : 'activity';
 }
 
 export const chat = new ChatState();

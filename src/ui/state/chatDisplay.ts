@@ -1,0 +1,87 @@
+/**
+ * The conversation as the chat list shows it: each user message is one item, and everything
+ * the assistant did in reply (text, tool calls with their results, skill loads) is one reply
+ * item, with the text still streaming at its end. Plain TypeScript, no runes, no DOM.
+ */
+import { skillInvocationOf, type ChatLine } from '../../agent/chatSession';
+import type { StoredToolCall } from '../../sessions/sessionStore';
+
+export type ReplyPart =
+  | { kind: 'text'; key: string; text: string; streaming: boolean }
+  | { kind: 'tool'; key: string; call: StoredToolCall; result: string | null; success: boolean | null; skill: string | null };
+
+export type DisplayItem =
+  | { kind: 'user'; key: string; line: ChatLine; text: string; skill: string | null }
+  | { kind: 'reply'; key: string; parts: ReplyPart[]; stopped: boolean; streaming: boolean };
+
+function successOf(result: string): boolean | null {
+  try {
+    const parsed = JSON.parse(result) as { success?: unknown };
+    return typeof parsed.success === 'boolean' ? parsed.success : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The skill a `skill_view` call loads, for its chip. */
+function skillViewed(call: StoredToolCall): string | null {
+  if (call.name !== 'skill_view') return null;
+  try {
+    const args = JSON.parse(call.arguments) as { name?: unknown; file_path?: unknown };
+    return typeof args.name === 'string' ? args.name : null;
+  } catch {
+    return null;
+  }
+}
+
+export function displayItems(lines: readonly ChatLine[], live: { generating: boolean; draft: string }): DisplayItem[] {
+  const results = new Map<string, string>();
+  for (const line of lines) if (line.role === 'tool' && line.toolCallId) results.set(line.toolCallId, line.content);
+
+  const items: DisplayItem[] = [];
+  let reply: Extract<DisplayItem, { kind: 'reply' }> | null = null;
+  const currentReply = (key: string) => {
+    if (!reply) {
+      reply = { kind: 'reply', key, parts: [], stopped: false, streaming: false };
+      items.push(reply);
+    }
+    return reply;
+  };
+  lines.forEach((line, index) => {
+    if (line.role === 'user') {
+      const invocation = skillInvocationOf(line.content);
+      items.push({ kind: 'user', key: `u${index}`, line, text: invocation ? invocation.request : line.content, skill: invocation?.skill ?? null });
+      reply = null;
+      return;
+    }
+    if (line.role !== 'assistant') return; // tool results sit under their calls
+    const target = currentReply(`r${index}`);
+    if (line.content) target.parts.push({ kind: 'text', key: `t${index}`, text: line.content, streaming: false });
+    for (const call of line.toolCalls ?? []) {
+      const result = results.get(call.id) ?? null;
+      target.parts.push({
+        kind: 'tool',
+        key: `c${index}-${call.id}`,
+        call,
+        result,
+        success: result === null ? null : successOf(result),
+        skill: skillViewed(call),
+      });
+    }
+    if (line.stopped) target.stopped = true;
+  });
+  if (live.generating) {
+    const target = currentReply(`r${lines.length}`);
+    target.streaming = true;
+    if (live.draft) target.parts.push({ kind: 'text', key: 'draft', text: live.draft, streaming: true });
+  }
+  return items;
+}
+
+/** `**bold**` search snippets as plain and matched pieces (rendered as text, never as HTML). */
+export function snippetPieces(snippet: string): { text: string; match: boolean }[] {
+  return snippet
+    .split('**')
+    .map((text, index) => ({ text, match: index % 2 === 1 }))
+    .filter((piece) => piece.text !== '');
+}
