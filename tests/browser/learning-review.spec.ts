@@ -1,36 +1,30 @@
 /**
  * The background review end to end (SPEC §8): a real chat turn on the scripted server, the
  * finalizer in the app's learning seam, the review in workers/review.worker.ts against the
- * same server, the activity store and the Activity view. Turns are driven through the chat
- * session controller (learningHarness.ts) with the app's own stores and learning seam.
+ * same server, the activity store and the Activity view. Turns go through the chat UI, set up
+ * the way a user does it (Settings → Provider, Base URL, Model, Save).
  */
 import { test, expect } from './fixtures';
 import type { ReviewActivity } from '../../src/review/activity';
 import {
   REVIEW_MARK,
-  buildLearningHarness,
+  activity,
   busyTurn,
   chatMessagesOf,
+  conversation,
   finishedActivity,
-  harnessCall,
   isReviewRequest,
-  newChat,
   openLearningApp,
+  sendMessage,
   skillMd,
   storedMessages,
-  activity,
+  waitForReply,
 } from './learningSupport';
-
-let harness: string;
-test.beforeAll(async () => {
-  harness = await buildLearningHarness();
-});
 
 const NEW_SKILL = skillMd('csv-header-cleanup', 'Use when a CSV export has broken headers.', '1. Read the first line.\n2. Trim and de-duplicate the column names.');
 
 test('ten model calls trigger exactly one review; its skill is agent-owned and in the next session’s index; nothing of it enters the conversation', async ({ page, scripted }) => {
-  await openLearningApp(page, scripted, harness);
-  const chat = await newChat(page, scripted);
+  await openLearningApp(page, scripted);
 
   scripted.script(
     ...busyTurn(10),
@@ -39,8 +33,8 @@ test('ten model calls trigger exactly one review; its skill is agent-owned and i
     { toolCalls: [{ id: 'rev_2', name: 'skill_manage', arguments: { action: 'create', name: 'csv-header-cleanup', content: NEW_SKILL } }] },
     { text: 'Created csv-header-cleanup for CSV exports with broken headers.' },
   );
-  const turn = await harnessCall(page, 'send', chat, 'Clean up this CSV export, the header row is broken.');
-  const sessionId = turn.sessionId!;
+  await sendMessage(page, 'Clean up this CSV export, the header row is broken.');
+  const sessionId = await waitForReply(page);
 
   const review = (await finishedActivity(page, (r) => r.kind === 'review')) as ReviewActivity;
   expect(review).toMatchObject({
@@ -71,9 +65,14 @@ test('ten model calls trigger exactly one review; its skill is agent-owned and i
   const usage = await page.evaluate(() => globalThis.knack!.skills!.engine.usage.find('csv-header-cleanup'));
   expect(usage?.created_by).toBe('agent');
 
-  // The notice reached the chat's notice list.
+  // The notice shows in the chat, outside the conversation.
   const notices = await page.evaluate(() => globalThis.knackUi!.learning.notices.map((n) => ({ sessionId: n.sessionId, text: n.text })));
   expect(notices).toEqual([{ sessionId, text: 'Learned: skill `csv-header-cleanup` created — unverified' }]);
+  await expect(page.getByRole('list', { name: 'Learning notices' }).getByRole('listitem')).toHaveText(['Learned: skill `csv-header-cleanup` created — unverified']);
+  // (d) On screen: the user's message and the reply, nothing of the review.
+  await expect(conversation(page)).not.toContainText('csv-header-cleanup');
+  await expect(conversation(page)).not.toContainText(REVIEW_MARK);
+  await expect(conversation(page)).toContainText('Here is the cleaned CSV, with the header fixed.');
 
   // (d) Nothing of the review is in the user's stored history: user, 9 × (call + result), answer.
   const history = await storedMessages(page, sessionId);
@@ -85,11 +84,12 @@ test('ten model calls trigger exactly one review; its skill is agent-owned and i
 
   // The next session's first model call carries the new skill in its system prompt's index.
   await expect.poll(() => page.evaluate(() => globalThis.knack!.skills!.engine.catalog.findByName('csv-header-cleanup').length)).toBe(1);
-  const next = await newChat(page, scripted);
+  await page.getByRole('button', { name: 'New chat' }).click();
   scripted.script({ text: 'Hello again.' });
   const before = scripted.chatRequests().length;
-  const nextTurn = await harnessCall(page, 'send', next, 'Another CSV has the same problem.');
-  expect(nextTurn.sessionId).not.toBe(sessionId);
+  await sendMessage(page, 'Another CSV has the same problem.');
+  await expect(conversation(page)).toContainText('Hello again.');
+  expect(await waitForReply(page)).not.toBe(sessionId);
   const firstCall = scripted.chatRequests()[before]!;
   expect(isReviewRequest(firstCall)).toBe(false);
   const system = chatMessagesOf(firstCall)[0]!;
@@ -101,7 +101,7 @@ test('ten model calls trigger exactly one review; its skill is agent-owned and i
   expect((await activity(page)).filter((r) => r.kind === 'review')).toHaveLength(1);
 
   // The Activity view shows the run with its trigger, calls and outcome.
-  await page.goto('/#/activity');
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Activity' }).click();
   const entry = page.getByRole('article', { name: 'Skill review' });
   await expect(entry).toBeVisible();
   await expect(entry.getByText('10 model calls without saving a skill')).toBeVisible();
@@ -110,7 +110,7 @@ test('ten model calls trigger exactly one review; its skill is agent-owned and i
 });
 
 test('the review cannot patch a user’s skill nor a file it has not viewed; the refusals reach the model and the Activity view', async ({ page, scripted }) => {
-  await openLearningApp(page, scripted, harness);
+  await openLearningApp(page, scripted);
   // One skill the user wrote, one an earlier review wrote.
   const setup = await page.evaluate(
     async ({ userSkill, agentSkill }) => {
@@ -125,7 +125,6 @@ test('the review cannot patch a user’s skill nor a file it has not viewed; the
     },
   );
   expect(setup).toEqual([true, true]);
-  const chat = await newChat(page, scripted);
 
   scripted.script(
     ...busyTurn(10, 'The report is formatted.'),
@@ -133,7 +132,8 @@ test('the review cannot patch a user’s skill nor a file it has not viewed; the
     { toolCalls: [{ id: 'rev_patch_unread', name: 'skill_manage', arguments: { action: 'patch', name: 'report-formatting', old_string: 'headings per project', new_string: 'one heading per project' } }] },
     { text: 'Nothing to save.' },
   );
-  await harnessCall(page, 'send', chat, 'Format this week’s report.');
+  await sendMessage(page, 'Format this week’s report.');
+  await waitForReply(page);
   const review = (await finishedActivity(page, (r) => r.kind === 'review')) as ReviewActivity;
   expect(review.status).toBe('done');
   expect(review.outcome).toBe('Nothing to save.');
@@ -161,7 +161,7 @@ test('the review cannot patch a user’s skill nor a file it has not viewed; the
   expect(texts[1]).toContain('Use headings per project.');
 
   // The Activity view shows the failed calls with their results.
-  await page.goto('/#/activity');
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Activity' }).click();
   const entry = page.getByRole('article', { name: 'Skill review' });
   await expect(entry.getByText('Outcome: Nothing to save.')).toBeVisible();
   const failed = entry.locator('details').filter({ hasText: 'skill_manage patch my-commit-style' });
@@ -170,8 +170,7 @@ test('the review cannot patch a user’s skill nor a file it has not viewed; the
 });
 
 test('a user message during a slow review cancels it within 2 seconds and is not held back by it', async ({ page, scripted }) => {
-  await openLearningApp(page, scripted, harness);
-  const chat = await newChat(page, scripted);
+  await openLearningApp(page, scripted);
   scripted.script(
     ...busyTurn(10),
     // The review's first request gets no answer for a minute.
@@ -179,14 +178,16 @@ test('a user message during a slow review cancels it within 2 seconds and is not
     // The user's next message.
     { text: 'Sure, the second file too.' },
   );
-  const first = await harnessCall(page, 'send', chat, 'Clean up this CSV export.');
+  await sendMessage(page, 'Clean up this CSV export.');
+  const sessionId = await waitForReply(page);
   const reviewRequest = await scripted.waitForRequest(isReviewRequest);
-  expect(await page.evaluate((id) => globalThis.knackUi!.learning.isReviewing(id), first.sessionId!)).toBe(true);
+  expect(await page.evaluate((id) => globalThis.knackUi!.learning.isReviewing(id), sessionId)).toBe(true);
 
-  const { sentAt } = await harnessCall(page, 'startSend', chat, 'And the second file?');
+  const sentAt = await sendMessage(page, 'And the second file?');
   const userRequest = await scripted.waitForRequest((r) => !isReviewRequest(r) && r.seq > reviewRequest.seq && r.path.endsWith('/chat/completions'));
   const aborted = await scripted.waitForAbort();
-  await harnessCall(page, 'settle', chat);
+  await expect(conversation(page)).toContainText('Sure, the second file too.');
+  await waitForReply(page);
 
   // The review's request was the one cut off, and its run is recorded as cancelled.
   expect(aborted.seq).toBe(reviewRequest.seq);
@@ -197,10 +198,10 @@ test('a user message during a slow review cancels it within 2 seconds and is not
   expect(aborted.endedAt! - sentAt).toBeLessThan(2_000 + 1_000);
   // The user's turn did not wait for the review: its request was out before the grace period ran out.
   expect(userRequest.receivedAt - sentAt).toBeLessThan(2_000);
-  expect(await page.evaluate((id) => globalThis.knackUi!.learning.isReviewing(id), first.sessionId!)).toBe(false);
+  expect(await page.evaluate((id) => globalThis.knackUi!.learning.isReviewing(id), sessionId)).toBe(false);
 
   // (d) The stored conversation has the user's two turns and replies, nothing from the review.
-  const history = await storedMessages(page, first.sessionId!);
+  const history = await storedMessages(page, sessionId);
   expect(history.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['Clean up this CSV export.', 'And the second file?']);
   expect(history.at(-1)).toEqual({ role: 'assistant', content: 'Sure, the second file too.' });
   expect(JSON.stringify(history)).not.toContain(REVIEW_MARK);
@@ -208,16 +209,18 @@ test('a user message during a slow review cancels it within 2 seconds and is not
 });
 
 test('a failing review is recorded as failed and the chat goes on', async ({ page, scripted }) => {
-  await openLearningApp(page, scripted, harness);
-  const chat = await newChat(page, scripted);
+  await openLearningApp(page, scripted);
   scripted.script(...busyTurn(10), { error: { status: 500, message: 'review model crashed' } }, { text: 'Next answer.' });
-  const first = await harnessCall(page, 'send', chat, 'Clean up this CSV export.');
+  await sendMessage(page, 'Clean up this CSV export.');
+  const sessionId = await waitForReply(page);
   const review = (await finishedActivity(page, (r) => r.kind === 'review')) as ReviewActivity;
   expect(review.status).toBe('failed');
   expect(review.outcome).toMatch(/^Failed: .*review model crashed/);
-  const second = await harnessCall(page, 'send', chat, 'Thanks. Next one?');
-  expect(second.sessionId).toBe(first.sessionId);
-  const history = await storedMessages(page, first.sessionId!);
+  await sendMessage(page, 'Thanks. Next one?');
+  await expect(conversation(page)).toContainText('Next answer.');
+  expect(await waitForReply(page)).toBe(sessionId);
+  await expect(conversation(page)).not.toContainText('review model crashed');
+  const history = await storedMessages(page, sessionId);
   expect(history.at(-1)).toEqual({ role: 'assistant', content: 'Next answer.' });
   expect(JSON.stringify(history)).not.toContain('review model crashed');
 });

@@ -1,84 +1,51 @@
 /**
- * Shared pieces of the learning-loop browser tests (learning*.spec.ts): the in-page chat
- * driver (learningHarness.ts, bundled with Vite and evaluated in the page), the provider
- * settings through the Settings form, and readers for the activity and message stores.
+ * Shared pieces of the learning-loop browser tests (learning*.spec.ts): the provider through
+ * the Settings form, sending from the chat composer, and readers for the activity and
+ * message stores.
  */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'vite';
 import { expect, type Page } from '@playwright/test';
 import type { RecordedRequest, ScriptedServer, Turn } from '../fixtures/scriptedServer';
 import type { ActivityRecord } from '../../src/review/activity';
 import { openApp } from './storageHarness';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-export async function buildLearningHarness(): Promise<string> {
-  const output = await build({
-    root,
-    configFile: false,
-    logLevel: 'warn',
-    publicDir: false,
-    build: {
-      write: false,
-      minify: false,
-      target: 'es2022',
-      lib: {
-        entry: path.join(root, 'tests/browser/learningHarness.ts'),
-        formats: ['iife'],
-        name: 'knackLearningHarnessBundle',
-        fileName: () => 'learning-harness.js',
-      },
-    },
-  });
-  const chunks = (Array.isArray(output) ? output : [output]).flatMap((result) => ('output' in result ? result.output : []));
-  const entry = chunks.find((chunk) => chunk.type === 'chunk' && chunk.isEntry);
-  if (!entry || entry.type !== 'chunk') throw new Error('Vite produced no learning harness bundle');
-  return entry.code;
-}
-
 export const MODEL = 'scripted-model';
 
-/** Settings → Provider OpenAI-compatible, Base URL = the scripted server, Save (SPEC §19). */
+/** Settings → Provider OpenAI-compatible, Base URL = the scripted server, Save (SPEC §19); back to Chat. */
 export async function useScriptedProvider(page: Page, server: ScriptedServer): Promise<void> {
   await page.getByRole('button', { name: 'Settings' }).click();
-  await page.getByLabel('Provider').selectOption({ label: 'OpenAI-compatible' });
+  await page.getByRole('combobox', { name: 'Provider' }).selectOption({ label: 'OpenAI-compatible' });
   await page.getByLabel('Base URL').fill(server.baseUrl);
   await page.getByLabel('Model').fill(MODEL);
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText('Saved.')).toBeVisible();
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Chat', exact: true }).click();
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
 }
 
-/** Opens the app with its services and the harness, the provider pointed at the server. */
-export async function openLearningApp(page: Page, server: ScriptedServer, harness: string): Promise<void> {
+/** Opens the app with its services, the provider pointed at the server, on the Chat view. */
+export async function openLearningApp(page: Page, server: ScriptedServer): Promise<void> {
   await openApp(page);
   await page.waitForFunction(() => globalThis.knack?.skills !== undefined && globalThis.knack?.memory !== undefined && globalThis.knack?.sessions !== undefined);
   await useScriptedProvider(page, server);
-  // Evaluated through the DevTools protocol, so the app's CSP (script-src 'self') allows it.
-  await page.evaluate(harness);
 }
 
-interface HarnessApi {
-  newChat(options: { baseUrl: string; model: string }): string;
-  send(id: string, text: string): Promise<{ sentAt: number; sessionId: string | null; doneAt: number }>;
-  startSend(id: string, text: string): { sentAt: number };
-  settle(id: string): Promise<{ sessionId: string | null }>;
+/** Types into the composer and presses Enter; returns the epoch time just before the key press. */
+export async function sendMessage(page: Page, text: string): Promise<number> {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  const sentAt = Date.now();
+  await box.press('Enter');
+  return sentAt;
 }
 
-type HarnessMethod = keyof HarnessApi;
-
-export function harnessCall<M extends HarnessMethod>(page: Page, method: M, ...args: Parameters<HarnessApi[M]>): Promise<Awaited<ReturnType<HarnessApi[M]>>> {
-  return page.evaluate(
-    ({ method, args }) => {
-      const api = (globalThis as unknown as { knackLearningHarness: Record<string, (...a: unknown[]) => unknown> }).knackLearningHarness;
-      return api[method]!(...args);
-    },
-    { method, args: args as unknown[] },
-  ) as Promise<Awaited<ReturnType<HarnessApi[M]>>>;
+/** Waits until the chat's reply has ended; returns the session it belongs to. */
+export async function waitForReply(page: Page): Promise<string> {
+  await page.waitForFunction(() => globalThis.knackUi!.chat.isGenerating === false && globalThis.knackUi!.chat.sessionId !== null);
+  return page.evaluate(() => globalThis.knackUi!.chat.sessionId!);
 }
 
-export async function newChat(page: Page, server: ScriptedServer): Promise<string> {
-  return harnessCall(page, 'newChat', { baseUrl: server.baseUrl, model: MODEL });
+export function conversation(page: Page) {
+  return page.getByRole('list', { name: 'Messages' });
 }
 
 /** The review prompt's tell-tale sentence (src/review/reviewPrompts.ts). */
