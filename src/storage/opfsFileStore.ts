@@ -178,13 +178,19 @@ export class OpfsFileStore implements FileStore {
   }
 
   async list(dir: string): Promise<FileEntry[]> {
+    const key = splitPath(dir).join('/');
     const entries = await this.inDirectory(
       dir,
       false,
       [],
       async (handle) => {
         const found: FileEntry[] = [];
-        for await (const [name, child] of (handle as IterableDirectoryHandle).entries()) found.push({ name, kind: child.kind });
+        for await (const [name, child] of (handle as IterableDirectoryHandle).entries()) {
+          found.push({ name, kind: child.kind });
+          // Listing hands out the subdirectories' handles: a scan that lists a category and
+          // then reads each skill in it saves one lookup per skill.
+          if (child.kind === 'directory') this.rememberDirectory(key ? `${key}/${name}` : name, child as FileSystemDirectoryHandle);
+        }
         return found;
       },
       { notFoundIsMissing: false },
