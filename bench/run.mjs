@@ -87,6 +87,9 @@ async function runBrowserBenches(results) {
     logLevel: 'silent',
   });
   const bundle = await bundleBrowserBenches();
+  // A scripted model for benches that need one (review.bench.ts); see bench/node/benchModelServer.ts.
+  const { module: benchModel } = await runnerImport(path.join(root, 'bench/node/benchModelServer.ts'), { configFile: false, logLevel: 'silent' });
+  const modelServer = await benchModel.startBenchModelServer();
 
   const server = await preview({
     root,
@@ -108,6 +111,7 @@ async function runBrowserBenches(results) {
     await page.goto(`http://127.0.0.1:${port}/`, { waitUntil: 'load' });
     // Evaluated through the DevTools protocol, so the app's CSP (script-src 'self') allows it.
     await page.evaluate(bundle);
+    await page.evaluate((url) => (globalThis.knackBenchModelUrl = url), modelServer.baseUrl);
     const names = await page.evaluate(() => globalThis.knackBench.names());
     for (const name of names.filter(selected)) {
       const started = performance.now();
@@ -125,6 +129,7 @@ async function runBrowserBenches(results) {
   } finally {
     await browser?.close();
     await server.close();
+    await modelServer.close();
   }
 }
 
