@@ -49,6 +49,9 @@ interface EntryText {
   haystack: string;
   nameWords?: string[];
   otherWords?: string[];
+  /** The relevance to the first message `scoredFor` (renders after a write reuse it). */
+  scoredFor?: string;
+  score?: number;
 }
 const entryTexts = new WeakMap<CatalogEntry, EntryText>();
 
@@ -126,9 +129,9 @@ function renderSortedIndex(sorted: CatalogEntry[], labels: Map<string, SkillLabe
   const lineLength = (entry: CatalogEntry) => 8 + entry.name.length + shownDescription(entry).length + labelFor(labels.get(entry.name)).length;
   const categoryOf = (entry: CatalogEntry) => entry.category ?? 'general';
 
-  // Which skills get a full line: all of them if they fit. Otherwise the most relevant to the
-  // first message get full lines within half the budget, and the rest are listed by name.
-  let full = new Set(offered);
+  // Which skills get a full line: all of them (null) if they fit. Otherwise the most relevant
+  // to the first message get full lines within half the budget, and the rest are listed by name.
+  let full: Set<CatalogEntry> | null = null;
   let fullSize = HEADER.length + 64;
   for (const entry of offered) {
     fullSize += lineLength(entry) + 1;
@@ -137,7 +140,7 @@ function renderSortedIndex(sorted: CatalogEntry[], labels: Map<string, SkillLabe
   if (fullSize > budgetChars) {
     let room = budgetChars / 2 - HEADER.length;
     full = new Set();
-    for (const entry of byRelevance(offered, new Set(words(options.firstUserMessage ?? '')))) {
+    for (const entry of byRelevance(offered, options.firstUserMessage ?? '')) {
       const cost = lineLength(entry) + 1;
       if (cost > room) break;
       full.add(entry);
@@ -147,9 +150,10 @@ function renderSortedIndex(sorted: CatalogEntry[], labels: Map<string, SkillLabe
 
   const byCategory = new Map<string, CatalogEntry[]>();
   for (const entry of offered) {
-    const list = byCategory.get(categoryOf(entry)) ?? [];
-    list.push(entry);
-    byCategory.set(categoryOf(entry), list);
+    const category = categoryOf(entry);
+    const list = byCategory.get(category);
+    if (list) list.push(entry);
+    else byCategory.set(category, [entry]);
   }
   const lines = [HEADER, '', '<available_skills>'];
   // Room for the closing lines is set aside up front, so the whole text stays in budget.
@@ -157,8 +161,9 @@ function renderSortedIndex(sorted: CatalogEntry[], labels: Map<string, SkillLabe
   let omitted = 0;
   for (const category of [...byCategory.keys()].sort()) {
     const skills = byCategory.get(category)!;
-    const shown = skills.filter((e) => full.has(e));
-    const namesOnly = skills.filter((e) => !full.has(e));
+    const shown: CatalogEntry[] = [];
+    const namesOnly: CatalogEntry[] = [];
+    for (const entry of skills) (full === null || full.has(entry) ? shown : namesOnly).push(entry);
     lines.push(`  ${category}:`);
     used += category.length + 4;
     for (const entry of shown) {
@@ -184,7 +189,7 @@ function renderSortedIndex(sorted: CatalogEntry[], labels: Map<string, SkillLabe
   }
   lines.push('</available_skills>');
   if (omitted > 0) lines.push(`${omitted} more skills are not listed here; find them with skills_list.`);
-  if (full.size < offered.length) lines.push('Skills under [names only] are listed without descriptions to save space; skill_view shows them.');
+  if (full !== null && full.size < offered.length) lines.push('Skills under [names only] are listed without descriptions to save space; skill_view shows them.');
   return lines.join('\n');
 }
 
@@ -192,11 +197,20 @@ function renderSortedIndex(sorted: CatalogEntry[], labels: Map<string, SkillLabe
  * Offered skills from most to least relevant, ties in name order: the order a stable sort by
  * score would give, found by grouping by score (a full sort of 10,000 skills is the slow part).
  */
-function* byRelevance(offered: CatalogEntry[], messageWords: Set<string>): Generator<CatalogEntry> {
+function* byRelevance(offered: CatalogEntry[], message: string): Generator<CatalogEntry> {
+  const messageWords = new Set(words(message));
   const scored = new Map<number, CatalogEntry[]>();
   const unscored: CatalogEntry[] = [];
   for (const entry of offered) {
-    const score = messageWords.size ? relevance(entry, messageWords) : 0;
+    let score = 0;
+    if (messageWords.size) {
+      const text = entryText(entry);
+      if (text.scoredFor !== message) {
+        text.score = relevance(entry, messageWords);
+        text.scoredFor = message;
+      }
+      score = text.score!;
+    }
     if (score === 0) unscored.push(entry);
     else {
       const group = scored.get(score);
