@@ -41,11 +41,14 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
-/** Reads every file under `dir` (e.g. `skills/git/commit-style`). */
-export async function captureFiles(files: FileStore, dir: string): Promise<SkillFiles> {
+/**
+ * Reads every file under `dir` (e.g. `skills/git/commit-style`). `alreadyRead` holds bytes the
+ * caller read under the same skill lock; those files are not read again.
+ */
+export async function captureFiles(files: FileStore, dir: string, alreadyRead?: SkillFiles): Promise<SkillFiles> {
   const captured: SkillFiles = new Map();
   const paths = await files.walk(dir);
-  const contents = await Promise.all(paths.map((path) => files.read(path)));
+  const contents = await Promise.all(paths.map((path) => alreadyRead?.get(path) ?? files.read(path)));
   paths.forEach((path, i) => {
     const bytes = contents[i];
     if (bytes) captured.set(path, bytes);

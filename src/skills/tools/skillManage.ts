@@ -107,6 +107,8 @@ interface PreparedWrite {
   writes: Map<string, Uint8Array>;
   deletes: string[];
   result: ToolSuccess;
+  /** Exact bytes of files read while preparing, under the skill lock: the capture reuses them. */
+  alreadyRead?: SkillFiles;
 }
 
 /** A checked change to an existing skill, ready to scan and commit. */
@@ -114,10 +116,11 @@ function planned(
   entry: CatalogEntry,
   change: { writes?: Array<[string, Uint8Array]>; deletes?: string[] },
   result: ToolSuccess,
+  alreadyRead?: SkillFiles,
 ): { success: true; write: PreparedWrite } {
   return {
     success: true,
-    write: { entry, dir: entry.dir, name: entry.name, writes: new Map(change.writes ?? []), deletes: change.deletes ?? [], result },
+    write: { entry, dir: entry.dir, name: entry.name, writes: new Map(change.writes ?? []), deletes: change.deletes ?? [], result, alreadyRead },
   };
 }
 
@@ -179,7 +182,7 @@ export class SkillManageTool {
     const write = prepared.write;
 
     // Prospective state of the skill, for the scan and the approval diff.
-    const before: SkillFiles = write.entry ? await captureFiles(this.engine.files, write.dir) : new Map();
+    const before: SkillFiles = write.entry ? await captureFiles(this.engine.files, write.dir, write.alreadyRead) : new Map();
     const after: SkillFiles = new Map(before);
     for (const path of write.deletes) after.delete(path);
     for (const [path, bytes] of write.writes) after.set(path, bytes);
@@ -313,8 +316,10 @@ export class SkillManageTool {
           target = resolved.path;
           label = target.endsWith('/SKILL.md') && target === `${entry.dir}/SKILL.md` ? 'SKILL.md' : filePath;
         }
-        const current = await files.readText(target);
-        if (current === null) return fail(`File not found: ${label}`);
+        // Bytes, not text: the capture of the skill before the write reuses them exactly.
+        const currentBytes = await files.read(target);
+        if (currentBytes === null) return fail(`File not found: ${label}`);
+        const current = textDecoder.decode(currentBytes);
         const refusal = readBeforeWriteRefusal(context, 'patch', name, target, label);
         if (refusal) return refusal;
         const replaced = fuzzyFindAndReplace(current, oldString, newString, args.replace_all === true);
@@ -336,6 +341,7 @@ export class SkillManageTool {
             strategy: replaced.strategy,
             _change: { old: preview(oldString, CHANGE_PATCH_PREVIEW_CHARS), new: preview(newString, CHANGE_PATCH_PREVIEW_CHARS) },
           }),
+          new Map([[target, currentBytes]]),
         );
       }
       case 'write_file': {
