@@ -39,7 +39,9 @@ test('the app starts and takes input offline once installed', async ({ page, con
 test('the first install says the app now works offline', async ({ page }) => {
   await page.goto('/');
   const notice = page.getByRole('region', { name: 'Offline ready' });
-  await expect(notice).toContainText('Knack now works offline.');
+  // The notice waits for the whole precache (the web-llm chunks are several MB): give a
+  // loaded machine time to install it.
+  await expect(notice).toContainText('Knack now works offline.', { timeout: 30_000 });
   await notice.getByRole('button', { name: 'OK' }).click();
   await expect(notice).toHaveCount(0);
 });
