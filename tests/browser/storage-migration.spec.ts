@@ -42,7 +42,7 @@ test('the app database has the documented stores and indexes', async ({ page }) 
   });
 });
 
-test('a populated v1 database upgrades to the app v3 and a test v3 without losing records', async ({ page }) => {
+test('a populated v1 database upgrades to the app v2 and a test v3 without losing records', async ({ page }) => {
   await openApp(page);
   const result = await page.evaluate(async () => {
     const k = globalThis.knack!;
