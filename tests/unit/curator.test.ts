@@ -82,6 +82,21 @@ describe('curator lifecycle', () => {
     expect((await runCurator(t.engine)).transitions).toEqual([]);
   });
 
+  it('change events name the folder that changed, so other tabs and the worker re-read it', async () => {
+    const t = createTestEngine();
+    await agentSkill(t, 'narrow');
+    const changes: { skill: string; action: string; dir: string }[] = [];
+    t.engine.onChange = (change) => changes.push(change);
+    t.advanceDays(31);
+    await runCurator(t.engine);
+    t.advanceDays(60);
+    await runCurator(t.engine);
+    expect(changes).toEqual([
+      { skill: 'narrow', action: 'curator:stale', dir: 'skills/narrow' },
+      { skill: 'narrow', action: 'curator:archived', dir: 'skills/narrow' },
+    ]);
+  });
+
   it('test_dry_run_does_not_change_anything', async () => {
     const t = createTestEngine();
     await agentSkill(t, 'narrow');
