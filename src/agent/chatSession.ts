@@ -39,6 +39,8 @@ export interface TurnLearning {
     messages: ModelMessage[];
     systemPrompt: string;
     counters: LearningCounters;
+    /** The intervals this turn counted with (from the settings of the moment). */
+    intervals: LearningIntervals;
     end: TurnEnd;
     finalReply: string | null;
   }): LearningCounters | Promise<LearningCounters>;
@@ -316,6 +318,7 @@ export class ChatController {
       const before = this.#lines.length;
       let persisted: Promise<unknown> = Promise.resolve();
       let draft = '';
+      const intervals = this.deps.intervals();
       const result = await runAgentTurn({
         provider,
         registry: this.deps.registry,
@@ -323,7 +326,7 @@ export class ChatController {
         systemPrompt,
         history,
         counters: { itersSinceSkill: session.itersSinceSkill, turnsSinceMemory: session.turnsSinceMemory },
-        intervals: this.deps.intervals(),
+        intervals,
         maxIterations: this.deps.maxIterations ?? DEFAULT_MAX_ITERATIONS,
         signal: abort.signal,
         ...(this.deps.temperature !== undefined ? { temperature: this.deps.temperature } : {}),
@@ -373,6 +376,7 @@ export class ChatController {
         messages: toModelHistory(this.#lines),
         systemPrompt,
         counters: result.counters,
+        intervals,
         end,
         finalReply: result.finalReply,
       });

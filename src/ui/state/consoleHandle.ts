@@ -1,4 +1,6 @@
 import { chat } from './chat.svelte';
+import { networkRequests } from './network.svelte';
+import { settings } from './settings.svelte';
 import { learning } from './learning.svelte';
 
 /**
@@ -8,6 +10,8 @@ import { learning } from './learning.svelte';
  *
  *   knackUi.chat.connect(async function* () { yield 'Hello'; })   // a stand-in responder
  *   knackUi.chat.isGenerating
+ *   knackUi.network.byHost                                         // requests this session
+ *   await knackUi.settings.save({ model: 'qwen3:4b' })             // what Settings → Save does
  *   knackUi.learning.afterTurn(report)    // the learning seam (reviews, notices, curator)
  *
  * Once the agent connects itself at start-up this stays useful for inspection only.
@@ -15,6 +19,8 @@ import { learning } from './learning.svelte';
 export interface KnackUiHandle {
   chat: typeof chat;
   learning: typeof learning;
+  settings: typeof settings;
+  network: typeof networkRequests;
 }
 
 declare global {
@@ -23,5 +29,5 @@ declare global {
 }
 
 export function exposeConsoleHandle(): void {
-  globalThis.knackUi = { chat, learning };
+  globalThis.knackUi = { chat, learning, settings, network: networkRequests };
 }

@@ -1,0 +1,165 @@
+/**
+ * Chat: the app's own overhead from Send to the first rendered token, next to the moment the
+ * first byte of the reply reached the page.
+ *
+ * The settings are pointed (through the UI's console handle, as Settings → Save would) at a
+ * model, and `fetch` is wrapped to mark when the provider's request starts and when its
+ * response headers arrive (the scripted server sends them with its first byte). Two models:
+ * - `server`: the scripted model bench/run.mjs starts (`knackBenchModelUrl`), over real HTTP;
+ * - `inPage`: an in-page stand-in that answers with a ready SSE stream, so the figures hold
+ *   the app's work alone (no socket, no server).
+ * Everything between is the real path: chat state, session controller (session record, the
+ * frozen system prompt from the skill index and memory, persistence in IndexedDB), agent loop,
+ * OpenAI-compatible provider, SSE parser, markdown rendering. Per run, on a new chat and on a
+ * follow-up turn of the same chat:
+ *   sendToRequest      Send → the provider's request starts (session, prompt, persistence)
+ *   firstByteToRender  response headers in the page → the first token is in the DOM
+ *   sendToFirstToken   Send → first token in the DOM (includes the model's time to first byte)
+ */
+import { summarize, type Summary } from './stats';
+import type { BrowserBench } from './types';
+
+const IN_PAGE_BASE_URL = 'http://chat-bench.invalid/v1';
+/** The first word of both models' replies (bench/node/benchModelServer.ts: "Bench reply: …"). */
+const TOKEN = 'Bench';
+
+interface ChatHandle {
+  send(text: string): Promise<boolean>;
+  newChat(): void;
+  readonly isGenerating: boolean;
+  readonly sessionId: string | null;
+}
+interface SettingsHandle {
+  current: Record<string, unknown>;
+  save(changes: Record<string, unknown>): Promise<void>;
+}
+
+function uiHandle(): { chat: ChatHandle; settings: SettingsHandle } {
+  const handle = (globalThis as { knackUi?: { chat?: ChatHandle; settings?: SettingsHandle } }).knackUi;
+  if (!handle?.chat || !handle.settings) throw new Error('knackUi.chat / knackUi.settings missing');
+  return { chat: handle.chat, settings: handle.settings };
+}
+
+function sseChunk(content: string): string {
+  return `data: ${JSON.stringify({ id: 'bench', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+}
+
+interface Marks {
+  requestAt: number;
+  firstByteAt: number;
+}
+
+/** Marks the model request's start and first byte; answers the in-page URL itself. */
+function benchFetch(real: typeof fetch, marks: Marks, baseUrl: string): typeof fetch {
+  return async (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (!url.startsWith(baseUrl)) return real(input, init);
+    marks.requestAt = performance.now();
+    if (baseUrl !== IN_PAGE_BASE_URL) {
+      const response = await real(input, init);
+      marks.firstByteAt = performance.now();
+      return response;
+    }
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        marks.firstByteAt = performance.now();
+        controller.enqueue(encoder.encode(sseChunk(`${TOKEN} `)));
+        for (const word of ['reply: ', 'first ', 'token.']) controller.enqueue(encoder.encode(sseChunk(word)));
+        controller.enqueue(encoder.encode(`data: ${JSON.stringify({ id: 'bench', object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`));
+        controller.close();
+      },
+    });
+    return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+  };
+}
+
+/** Resolves with the time the nth reply of the list first shows the token. */
+function whenRendered(replyIndex: number): Promise<number> {
+  return new Promise((resolve) => {
+    const check = (): boolean => {
+      const replies = document.querySelectorAll('ol[aria-label="Messages"] > li.assistant');
+      const reply = replies[replyIndex];
+      if (reply?.textContent?.includes(TOKEN)) {
+        resolve(performance.now());
+        return true;
+      }
+      return false;
+    };
+    if (check()) return;
+    const observer = new MutationObserver(() => {
+      if (check()) observer.disconnect();
+    });
+    observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+}
+
+/** Until the list no longer shows the previous chat (New chat renders on the next frame). */
+async function cleared(): Promise<void> {
+  while (document.querySelector('ol[aria-label="Messages"] > li')) await new Promise((resolve) => requestAnimationFrame(resolve));
+}
+
+async function idle(chat: ChatHandle): Promise<void> {
+  while (chat.isGenerating) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+async function runChat(runs: number, baseUrl: string): Promise<Record<string, Record<string, Summary>>> {
+  const { chat, settings } = uiHandle();
+  const before = { ...settings.current };
+  const realFetch = globalThis.fetch;
+  const marks: Marks = { requestAt: 0, firstByteAt: 0 };
+  globalThis.fetch = benchFetch(realFetch, marks, baseUrl);
+  const samples = {
+    newChat: { sendToRequest: [] as number[], firstByteToRender: [] as number[], sendToFirstToken: [] as number[] },
+    followUp: { sendToRequest: [] as number[], firstByteToRender: [] as number[], sendToFirstToken: [] as number[] },
+  };
+  const sessionIds: string[] = [];
+  try {
+    await settings.save({ provider: 'openai-compatible', baseUrl, model: 'bench-model', apiKey: '' });
+    for (let i = -2; i < runs; i++) {
+      chat.newChat();
+      await cleared();
+      for (const [turn, kind] of [[0, 'newChat'], [1, 'followUp']] as const) {
+        const rendered = whenRendered(turn);
+        const sentAt = performance.now();
+        await chat.send(`bench question ${i}.${turn}`);
+        const renderedAt = await rendered;
+        await idle(chat);
+        if (turn === 0 && chat.sessionId) sessionIds.push(chat.sessionId);
+        if (i < 0) continue; // warm-up: lazy chunks, first IndexedDB transactions
+        samples[kind].sendToRequest.push(marks.requestAt - sentAt);
+        samples[kind].firstByteToRender.push(renderedAt - marks.firstByteAt);
+        samples[kind].sendToFirstToken.push(renderedAt - sentAt);
+      }
+    }
+  } finally {
+    globalThis.fetch = realFetch;
+    chat.newChat();
+    await settings.save(before);
+    // The bench's chats go again.
+    const store = (globalThis as { knack?: { sessions?: { store: { delete(id: string): Promise<boolean> } } } }).knack?.sessions?.store;
+    for (const id of sessionIds) await store?.delete(id);
+  }
+  const summarizeAll = (group: Record<string, number[]>) => Object.fromEntries(Object.entries(group).map(([key, values]) => [key, summarize(values)]));
+  return { newChat: summarizeAll(samples.newChat), followUp: summarizeAll(samples.followUp) };
+}
+
+export const benches: BrowserBench[] = [
+  {
+    name: 'chatFirstToken',
+    async run(context) {
+      await context.knack();
+      // The chat's services (skills, memory, sessions) come up after boot.
+      const started = performance.now();
+      while (!(globalThis as { knack?: { sessions?: unknown; skills?: unknown } }).knack?.sessions && performance.now() - started < 20_000) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const serverUrl = (globalThis as { knackBenchModelUrl?: string }).knackBenchModelUrl;
+      return {
+        server: serverUrl ? await runChat(20, serverUrl) : { error: 'no scripted model: bench/run.mjs sets knackBenchModelUrl' },
+        inPage: await runChat(20, IN_PAGE_BASE_URL),
+        note: 'server = scripted model over HTTP; inPage = a ready SSE stream answered in the page (app overhead only)',
+      };
+    },
+  },
+];
