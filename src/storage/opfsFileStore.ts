@@ -283,9 +283,10 @@ export class OpfsFileStore implements FileStore {
       try {
         dir = await dir.getDirectoryHandle(parts[depth]!, { create });
       } catch (err) {
-        if (!create && (isNotFound(err) || isTypeMismatch(err))) {
-          // Below a cached directory, "not found" may only mean that handle is stale.
-          if (cached) return this.directory(key, create, true);
+        const missing = isNotFound(err) || (!create && isTypeMismatch(err));
+        // Below a cached directory, "not found" may only mean that handle is stale.
+        if (cached && (missing || isInvalidState(err))) return this.directory(key, create, true);
+        if (missing && !create) {
           for (let gone = depth; gone < parts.length; gone++) this.directories.delete(parts.slice(0, gone + 1).join('/'));
           return null;
         }
