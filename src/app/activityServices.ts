@@ -10,6 +10,11 @@ let started: Promise<ActivityLog> | null = null;
 export function activityLog(): Promise<ActivityLog> {
   started ??= import('./services')
     .then(({ services }) => services)
-    .then((s) => new ActivityLog(s.records<ActivityRecord>('activity'), s.changes));
+    .then((s) => {
+      const log = new ActivityLog(s.records<ActivityRecord>('activity'), s.changes);
+      // Keep the store small: old runs go once per start, off the critical path.
+      void log.prune().catch((error: unknown) => console.warn('[knack] pruning old activity failed', error));
+      return log;
+    });
   return started;
 }
