@@ -13,6 +13,8 @@ export interface ChatServices extends Pick<ChatSessionDeps, 'store' | 'registry'
   skills: SkillLoader;
   /** Active skills for slash completion, sorted by name. */
   skillList(): { name: string; description: string }[];
+  /** A user turn starts: the memory tool's per-turn failure budget starts afresh. */
+  startTurn(sessionId: string): void;
 }
 
 async function createChatServices(): Promise<ChatServices> {
@@ -41,6 +43,7 @@ async function createChatServices(): Promise<ChatServices> {
       },
       bumpUse: (name) => skills.engine.usage.bumpUse(name),
     },
+    startTurn: (sessionId) => memory.store.resetConsolidationFailures(sessionId),
     skillList: () =>
       catalog
         .entries()

@@ -167,7 +167,13 @@ class ChatState {
         creationNudgeInterval: settings.current.creationNudgeInterval,
         memoryNudgeInterval: settings.current.memoryNudgeInterval,
       }),
-      learning,
+      learning: {
+        beforeUserTurn: (sessionId) => {
+          services.startTurn(sessionId);
+          learning.beforeUserTurn(sessionId);
+        },
+        afterTurn: (report) => learning.afterTurn(report),
+      },
     };
   }
 
