@@ -1,0 +1,244 @@
+/**
+ * Reading zip archives safely for skill import (SPEC §14). fflate does the decompression; the
+ * only bytes read here are the central directory's fixed fields, because fflate does not
+ * report an entry's external attributes (where symlinks and exec bits live) and because its
+ * one-shot unzip inflates before we could stop a bomb. With the directory in hand every
+ * declared size is checked before anything is inflated, and each entry is inflated in small
+ * pushes that stop as soon as the output passes what the limits allow.
+ */
+import { Inflate } from 'fflate';
+
+export interface ZipLimits {
+  maxEntries: number;
+  /** Sum of the uncompressed sizes of the kept entries. */
+  maxTotalBytes: number;
+  maxFileBytes: number;
+  /** Uncompressed ÷ compressed, checked for entries larger than `ratioFloorBytes`. */
+  maxRatio: number;
+  ratioFloorBytes: number;
+}
+
+export const DEFAULT_ZIP_LIMITS: ZipLimits = {
+  maxEntries: 5000,
+  maxTotalBytes: 64 * 1024 * 1024,
+  maxFileBytes: 8 * 1024 * 1024,
+  maxRatio: 100,
+  ratioFloorBytes: 1024 * 1024,
+};
+
+export interface ZipEntryInfo {
+  /** The name as stored (forward slashes expected). */
+  name: string;
+  method: number;
+  compressedSize: number;
+  declaredSize: number;
+  localHeaderOffset: number;
+  /** Unix mode from the external attributes when the archive was made on Unix; else null. */
+  unixMode: number | null;
+  isDirectory: boolean;
+}
+
+export interface ZipFile {
+  path: string;
+  bytes: Uint8Array;
+  executable?: boolean;
+}
+
+export interface RefusedEntry {
+  path: string;
+  reason: string;
+}
+
+export interface ZipReadResult {
+  files: ZipFile[];
+  refused: RefusedEntry[];
+  ignored: string[];
+  /** Archive-level refusal (not a zip, over the limits, a bomb); nothing is kept when set. */
+  error: string | null;
+  /** Bytes actually produced by inflation, so callers (and tests) see that a bomb was cut short. */
+  inflatedBytes: number;
+}
+
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+const S_IFDIR = 0o040000;
+// Deflate expands at most ~1032:1, so 512 input bytes per push overshoot a limit by ≤ ~0.5 MB.
+const CHUNK = 512;
+
+/** `PK\x03\x04` (an archive with entries) or `PK\x05\x06` (an empty archive). */
+export function isZip(bytes: Uint8Array): boolean {
+  return bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6));
+}
+
+/** Finder, Python and editor debris that is never part of a skill. */
+export function isJunkPath(path: string): boolean {
+  const parts = path.split('/');
+  const base = parts[parts.length - 1];
+  return (
+    parts.includes('__MACOSX') ||
+    parts.includes('__pycache__') ||
+    base === '.DS_Store' ||
+    base.startsWith('._') ||
+    base.endsWith('.pyc')
+  );
+}
+
+/** Why a stored name cannot become a file path inside a skill, or null when it can. */
+export function unsafePathReason(name: string): string | null {
+  if (name.includes('\\')) return 'path uses backslashes';
+  if (name.startsWith('/')) return 'absolute path';
+  if (/^[a-zA-Z]:/.test(name)) return 'drive-letter path';
+  if (name.split('/').some((part) => part === '..')) return "path climbs out with '..'";
+  if (name.includes('\0')) return 'path contains a NUL character';
+  return null;
+}
+
+function findEndOfCentralDirectory(view: DataView): number {
+  // The record is 22 bytes plus a comment of at most 65,535 bytes.
+  const stop = Math.max(0, view.byteLength - 22 - 0xffff);
+  for (let at = view.byteLength - 22; at >= stop; at--) {
+    if (view.getUint32(at, true) === 0x06054b50) return at;
+  }
+  return -1;
+}
+
+/** The central directory's entries, or an error message. */
+export function readCentralDirectory(bytes: Uint8Array): { entries: ZipEntryInfo[] } | { error: string } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (!isZip(bytes)) return { error: 'This file is not a zip archive (it does not start with the zip signature).' };
+  const end = findEndOfCentralDirectory(view);
+  if (end < 0) return { error: 'The zip archive is damaged: its central directory was not found.' };
+  const count = view.getUint16(end + 10, true);
+  const offset = view.getUint32(end + 16, true);
+  if (count === 0xffff || offset === 0xffffffff) return { error: 'ZIP64 archives are not supported for skill import.' };
+  const entries: ZipEntryInfo[] = [];
+  const utf8 = new TextDecoder('utf-8');
+  let at = offset;
+  for (let i = 0; i < count; i++) {
+    if (at + 46 > bytes.length || view.getUint32(at, true) !== 0x02014b50) {
+      return { error: 'The zip archive is damaged: a central directory entry is broken.' };
+    }
+    const madeBy = view.getUint16(at + 4, true) >> 8;
+    const method = view.getUint16(at + 10, true);
+    const compressedSize = view.getUint32(at + 20, true);
+    const declaredSize = view.getUint32(at + 24, true);
+    const nameLength = view.getUint16(at + 28, true);
+    const extraLength = view.getUint16(at + 30, true);
+    const commentLength = view.getUint16(at + 32, true);
+    const external = view.getUint32(at + 38, true);
+    const localHeaderOffset = view.getUint32(at + 42, true);
+    const name = utf8.decode(bytes.subarray(at + 46, at + 46 + nameLength));
+    const unixMode = madeBy === 3 ? external >>> 16 : null;
+    const isDirectory = name.endsWith('/') || (unixMode !== null && (unixMode & S_IFMT) === S_IFDIR) || (external & 0x10) !== 0;
+    entries.push({ name, method, compressedSize, declaredSize, localHeaderOffset, unixMode, isDirectory });
+    at += 46 + nameLength + extraLength + commentLength;
+  }
+  return { entries };
+}
+
+/** Inflates (or copies) one entry, giving up once the output passes `limit` bytes. */
+function extractEntry(bytes: Uint8Array, entry: ZipEntryInfo, limit: number): { bytes: Uint8Array; produced: number } | { error: string; produced: number } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const at = entry.localHeaderOffset;
+  if (at + 30 > bytes.length || view.getUint32(at, true) !== 0x04034b50) return { error: 'its local header is missing', produced: 0 };
+  const start = at + 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true);
+  const data = bytes.subarray(start, start + entry.compressedSize);
+  if (data.length < entry.compressedSize) return { error: 'its data is cut short', produced: 0 };
+  if (entry.method === 0) {
+    if (data.length > limit) return { error: 'it is larger than the limit', produced: 0 };
+    return { bytes: data.slice(), produced: data.length };
+  }
+  if (entry.method !== 8) return { error: `it uses compression method ${entry.method}, which is not supported`, produced: 0 };
+  const chunks: Uint8Array[] = [];
+  let produced = 0;
+  let overflow = false;
+  let done = false;
+  const inflater = new Inflate((chunk, final) => {
+    produced += chunk.length;
+    if (produced > limit) overflow = true;
+    else chunks.push(chunk);
+    if (final) done = true;
+  });
+  try {
+    for (let offset = 0; offset < data.length && !overflow && !done; offset += CHUNK) {
+      const end = Math.min(offset + CHUNK, data.length);
+      inflater.push(data.subarray(offset, end), end === data.length);
+    }
+  } catch (error) {
+    return { error: `it does not inflate (${error instanceof Error ? error.message : String(error)})`, produced };
+  }
+  if (overflow) return { error: 'it inflates past its declared size or the size limit', produced };
+  const out = new Uint8Array(produced);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return { bytes: out, produced };
+}
+
+/**
+ * Reads every entry worth keeping. Junk is listed in `ignored`; unsafe paths and links are
+ * refused one by one with a reason; archive limits refuse the whole archive before any
+ * inflation, and inflation stops at the first entry that grows past what it declared.
+ */
+export function readZip(bytes: Uint8Array, limits: ZipLimits = DEFAULT_ZIP_LIMITS): ZipReadResult {
+  const result: ZipReadResult = { files: [], refused: [], ignored: [], error: null, inflatedBytes: 0 };
+  const directory = readCentralDirectory(bytes);
+  if ('error' in directory) return { ...result, error: directory.error };
+  const { entries } = directory;
+  if (entries.length > limits.maxEntries) {
+    return { ...result, error: `The archive has ${entries.length} entries; the limit is ${limits.maxEntries}.` };
+  }
+  const kept: ZipEntryInfo[] = [];
+  const seen = new Set<string>();
+  let declaredTotal = 0;
+  for (const entry of entries) {
+    if (entry.isDirectory) continue;
+    if (isJunkPath(entry.name)) {
+      result.ignored.push(entry.name);
+      continue;
+    }
+    const unsafe = unsafePathReason(entry.name);
+    if (unsafe) {
+      result.refused.push({ path: entry.name, reason: unsafe });
+      continue;
+    }
+    if (entry.unixMode !== null && (entry.unixMode & S_IFMT) === S_IFLNK) {
+      result.refused.push({ path: entry.name, reason: 'symbolic link (links are never imported)' });
+      continue;
+    }
+    const path = entry.name.split('/').filter((part) => part !== '' && part !== '.').join('/');
+    if (seen.has(path)) {
+      result.refused.push({ path: entry.name, reason: 'duplicate entry name' });
+      continue;
+    }
+    seen.add(path);
+    if (entry.declaredSize > limits.maxFileBytes) {
+      return { ...result, error: `'${entry.name}' declares ${entry.declaredSize} bytes; the per-file limit is ${limits.maxFileBytes}.` };
+    }
+    if (entry.declaredSize > limits.ratioFloorBytes && entry.declaredSize > limits.maxRatio * Math.max(1, entry.compressedSize)) {
+      return { ...result, error: `'${entry.name}' expands more than ${limits.maxRatio}:1; the archive looks like a zip bomb.` };
+    }
+    declaredTotal += entry.declaredSize;
+    if (declaredTotal > limits.maxTotalBytes) {
+      return { ...result, error: `The archive declares more than ${limits.maxTotalBytes} bytes in total; that is over the limit.` };
+    }
+    kept.push({ ...entry, name: path });
+  }
+  for (const entry of kept) {
+    // An entry may not produce more than it declared, so the declared total bounds the work.
+    const extracted = extractEntry(bytes, entry, entry.declaredSize);
+    result.inflatedBytes += extracted.produced;
+    if ('error' in extracted) {
+      return { ...result, files: [], error: `'${entry.name}' was refused: ${extracted.error}. The archive is damaged or a zip bomb.` };
+    }
+    if (extracted.bytes.length !== entry.declaredSize) {
+      return { ...result, files: [], error: `'${entry.name}' is shorter than it declares; the archive is damaged.` };
+    }
+    const file: ZipFile = { path: entry.name, bytes: extracted.bytes };
+    if (entry.unixMode !== null && entry.unixMode !== 0) file.executable = (entry.unixMode & 0o111) !== 0;
+    result.files.push(file);
+  }
+  return result;
+}

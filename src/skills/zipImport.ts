@@ -1,0 +1,285 @@
+/**
+ * Importing skills from a `.zip` / `.skill` archive (SPEC §14). `planImport` reads, loads and
+ * scans everything and writes nothing: the plan is what the review dialog shows. `applyImport`
+ * then writes each chosen skill as one journaled change with origin 'import'.
+ */
+import { decodeSkillText, loadSkillLenient } from './frontmatter';
+import { scanSkill, shouldAllowInstall, type InstallVerdict, type ScanResult, type Verdict } from './scanner';
+import { MAX_NAME_LENGTH, MAX_SKILL_CONTENT_CHARS, VALID_NAME_RE } from './constants';
+import { captureFiles, type SkillFiles } from './ledger';
+import { SKILLS_ROOT } from './skillCatalog';
+import { skillLockKey, type SkillEngine } from './skillEngine';
+import { DEFAULT_ZIP_LIMITS, isZip, readZip, type RefusedEntry, type ZipFile, type ZipLimits } from './zipArchive';
+
+/** What importing a skill needs from the user: nothing, a confirmation, or an explicit override. */
+export type ImportDecision = 'import' | 'confirm' | 'override';
+export type CollisionChoice = 'skip' | 'replace' | 'keep-both';
+
+export interface ImportCandidate {
+  /** Stable key within the plan. */
+  id: string;
+  /** The skill's folder inside the archive ('' when SKILL.md is at the root). */
+  archiveFolder: string;
+  /** The directory name it will get under `skills/`. */
+  name: string;
+  description: string;
+  /** Paths relative to the skill folder, SKILL.md included, bytes as in the archive. */
+  files: ZipFile[];
+  warnings: string[];
+  scan: ScanResult;
+  install: InstallVerdict;
+  decision: ImportDecision;
+  /** A skill with this name exists now. */
+  collides: boolean;
+}
+
+export interface RefusedSkill {
+  archiveFolder: string;
+  reason: string;
+}
+
+export interface ImportPlan {
+  archiveName: string;
+  trusted: boolean;
+  /** Archive-level refusal; when set there are no candidates. */
+  error: string | null;
+  skills: ImportCandidate[];
+  refusedSkills: RefusedSkill[];
+  refusedEntries: RefusedEntry[];
+  ignored: string[];
+  /** Files that belong to no skill. */
+  strays: string[];
+  inflatedBytes: number;
+}
+
+export interface PlanOptions {
+  archiveName?: string;
+  /** The user says the source is trusted: caution no longer needs a confirmation. */
+  trusted?: boolean;
+  /** Does a skill with this name exist? */
+  exists?: (name: string) => boolean;
+  limits?: ZipLimits;
+}
+
+const SUPPORT_FOLDERS = new Set(['references', 'templates', 'scripts', 'assets', 'evals']);
+
+export function decisionFor(verdict: Verdict, trusted: boolean): ImportDecision {
+  if (verdict === 'dangerous') return 'override';
+  if (verdict === 'caution') return trusted ? 'import' : 'confirm';
+  return 'import';
+}
+
+function baseName(archiveName: string): string {
+  const last = archiveName.split(/[\\/]/).pop() ?? archiveName;
+  return last.replace(/\.(zip|skill)$/i, '');
+}
+
+/** A directory name Knack accepts, from the first usable candidate, else a cleaned-up one. */
+function directoryName(candidates: string[]): { name: string; cleaned: boolean } {
+  for (const candidate of candidates) {
+    if (candidate && VALID_NAME_RE.test(candidate) && candidate.length <= MAX_NAME_LENGTH) return { name: candidate, cleaned: false };
+  }
+  const source = candidates.find((c) => c) ?? 'imported-skill';
+  const cleaned = source
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .slice(0, MAX_NAME_LENGTH)
+    .replace(/-+$/, '');
+  return { name: cleaned || 'imported-skill', cleaned: true };
+}
+
+/** Folders that directly hold a SKILL.md, outermost first; a SKILL.md inside a skill's own tree is one of its files. */
+function findSkillFolders(paths: string[]): string[] {
+  const folders = paths
+    .filter((path) => path === 'SKILL.md' || path.endsWith('/SKILL.md'))
+    .map((path) => path.slice(0, Math.max(0, path.length - 'SKILL.md'.length - 1)))
+    .sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
+  const chosen: string[] = [];
+  for (const folder of folders) {
+    const inside = chosen.some((outer) => outer === '' || folder.startsWith(`${outer}/`));
+    if (!inside) chosen.push(folder);
+  }
+  return chosen;
+}
+
+function scanCandidate(name: string, files: ZipFile[], trusted: boolean): { scan: ScanResult; install: InstallVerdict; decision: ImportDecision } {
+  const scan = scanSkill({
+    name,
+    source: 'import',
+    files: files.map((file) => ({ path: file.path, content: file.bytes, executable: file.executable })),
+  });
+  scan.trustLevel = trusted ? 'trusted' : 'community';
+  return { scan, install: shouldAllowInstall(scan), decision: decisionFor(scan.verdict, trusted) };
+}
+
+/** Reads, loads and scans an archive. Writes nothing. */
+export function planImport(bytes: Uint8Array, options: PlanOptions = {}): ImportPlan {
+  const archiveName = options.archiveName ?? 'skills.zip';
+  const trusted = options.trusted ?? false;
+  const plan: ImportPlan = { archiveName, trusted, error: null, skills: [], refusedSkills: [], refusedEntries: [], ignored: [], strays: [], inflatedBytes: 0 };
+  if (!isZip(bytes)) return { ...plan, error: `'${archiveName}' is not a zip archive (a .skill file is a zip too).` };
+  const read = readZip(bytes, options.limits ?? DEFAULT_ZIP_LIMITS);
+  plan.refusedEntries = read.refused;
+  plan.ignored = read.ignored;
+  plan.inflatedBytes = read.inflatedBytes;
+  if (read.error) return { ...plan, error: read.error };
+
+  const folders = findSkillFolders(read.files.map((file) => file.path));
+  if (folders.length === 0) return { ...plan, error: 'No SKILL.md was found in the archive, so it holds no skill.' };
+  const claimed = new Set<string>();
+  const names = new Set<string>();
+  folders.forEach((folder, index) => {
+    const prefix = folder === '' ? '' : `${folder}/`;
+    const files = read.files
+      .filter((file) => file.path.startsWith(prefix))
+      .map((file) => ({ ...file, path: file.path.slice(prefix.length) }));
+    for (const file of files) claimed.add(prefix + file.path);
+    const folderName = folder === '' ? baseName(archiveName) : folder.split('/').pop()!;
+    const skillMd = files.find((file) => file.path === 'SKILL.md')!;
+    const decoded = decodeSkillText(skillMd.bytes);
+    const loaded = loadSkillLenient(decoded.text, folderName);
+    if (!loaded.ok) {
+      plan.refusedSkills.push({ archiveFolder: folder, reason: loaded.message });
+      return;
+    }
+    const warnings = [...loaded.warnings];
+    if (decoded.invalidUtf8) warnings.unshift('SKILL.md is not valid UTF-8; it is kept byte for byte, but unreadable characters show as �');
+    if (decoded.text.length > MAX_SKILL_CONTENT_CHARS) warnings.push(`SKILL.md is ${decoded.text.length} characters (Knack edits allow ${MAX_SKILL_CONTENT_CHARS})`);
+    const dir = directoryName(folder === '' ? [loaded.name, folderName] : [folderName, loaded.name]);
+    if (dir.cleaned) warnings.push(`'${folderName}' is not a usable folder name; the skill is stored as '${dir.name}'`);
+    if (names.has(dir.name)) {
+      plan.refusedSkills.push({ archiveFolder: folder, reason: `another skill in this archive is also named '${dir.name}'` });
+      return;
+    }
+    names.add(dir.name);
+    for (const file of files) {
+      const top = file.path.split('/')[0];
+      if (file.path.includes('/') && !SUPPORT_FOLDERS.has(top) && file.path.endsWith('SKILL.md')) {
+        warnings.push(`'${file.path}' looks like a nested skill; it is imported as a file of '${dir.name}'`);
+      }
+    }
+    for (const refused of read.refused) {
+      if (refused.path.startsWith(prefix)) warnings.push(`'${refused.path}' was not imported: ${refused.reason}`);
+    }
+    plan.skills.push({
+      id: `${index}:${folder}`,
+      archiveFolder: folder,
+      name: dir.name,
+      description: loaded.description,
+      files,
+      warnings,
+      ...scanCandidate(dir.name, files, trusted),
+      collides: options.exists?.(dir.name) ?? false,
+    });
+  });
+  plan.strays = read.files.map((file) => file.path).filter((path) => !claimed.has(path));
+  return plan;
+}
+
+/** The same plan with the source marked trusted or not (the scan itself does not change). */
+export function retrustPlan(plan: ImportPlan, trusted: boolean): ImportPlan {
+  return {
+    ...plan,
+    trusted,
+    skills: plan.skills.map((skill) => {
+      const scan = { ...skill.scan, trustLevel: trusted ? ('trusted' as const) : ('community' as const) };
+      return { ...skill, scan, install: shouldAllowInstall(scan), decision: decisionFor(scan.verdict, trusted) };
+    }),
+  };
+}
+
+export interface ImportChoice {
+  include: boolean;
+  collision?: CollisionChoice;
+  /** The user confirmed a caution verdict. */
+  confirmed?: boolean;
+  /** The user overrode a dangerous verdict with the findings in view. */
+  override?: boolean;
+}
+
+export type ImportOutcome =
+  | { id: string; status: 'imported'; name: string; dir: string; replaced: boolean }
+  | { id: string; status: 'skipped'; name: string; reason: string };
+
+/** Whether the user's ticks satisfy what the verdict requires. */
+export function choiceAllows(skill: ImportCandidate, choice: ImportChoice | undefined): string | null {
+  if (!choice?.include) return 'not selected';
+  if (skill.decision === 'confirm' && !choice.confirmed) return `the ${skill.scan.verdict} verdict was not confirmed`;
+  if (skill.decision === 'override' && !choice.override) return 'the dangerous verdict was not overridden';
+  return null;
+}
+
+async function freeName(engine: SkillEngine, name: string): Promise<string> {
+  for (let n = 2; ; n++) {
+    const candidate = `${name}-${n}`;
+    if (engine.catalog.findByName(candidate).length === 0 && (await engine.files.list(`${SKILLS_ROOT}/${candidate}`)).length === 0) return candidate;
+  }
+}
+
+async function importOne(engine: SkillEngine, plan: ImportPlan, skill: ImportCandidate, choice: ImportChoice): Promise<ImportOutcome> {
+  let name = skill.name;
+  const existing = engine.catalog.findByName(name)[0];
+  const taken = existing !== undefined || (await engine.files.list(`${SKILLS_ROOT}/${name}`)).length > 0;
+  const collision = choice.collision ?? 'skip';
+  if (taken && collision === 'skip') return { id: skill.id, status: 'skipped', name, reason: `a skill named '${name}' exists` };
+  if (taken && collision === 'keep-both') name = await freeName(engine, name);
+  const replacing = taken && collision === 'replace';
+  const dir = replacing && existing ? existing.dir : `${SKILLS_ROOT}/${name}`;
+
+  return engine.locks.withLock(skillLockKey(name), async () => {
+    const before: SkillFiles = replacing ? await captureFiles(engine.files, dir) : new Map();
+    const after: SkillFiles = new Map(skill.files.map((file) => [`${dir}/${file.path}`, file.bytes]));
+    const executable = skill.files.filter((file) => file.executable).map((file) => file.path);
+    const entry = await engine.ledger.prepare({
+      actor: 'import',
+      action: 'import',
+      skill: name,
+      before,
+      after,
+      evidence: {
+        archive: plan.archiveName,
+        archive_folder: skill.archiveFolder,
+        trusted_source: plan.trusted,
+        verdict: skill.scan.verdict,
+        findings: skill.scan.findings.length,
+        confirmed: choice.confirmed === true,
+        override: choice.override === true,
+        replaced: replacing,
+        renamed_from: name !== skill.name ? skill.name : undefined,
+        executable,
+      },
+    });
+    await engine.committer.commit(
+      `import ${name}`,
+      // A replaced file that the new version also has is overwritten, not deleted afterwards.
+      { writes: [...after.entries()], deletes: [...before.keys()].filter((path) => !after.has(path)) },
+      {
+        ledger: entry,
+        usage: [...(replacing ? [{ op: 'forget' as const, name }] : []), { op: 'created', name, source: 'import' }],
+      },
+    );
+    await engine.catalog.upsert(dir, decodeSkillText(after.get(`${dir}/SKILL.md`)!).text);
+    engine.onChange?.({ skill: name, action: 'import', dir });
+    return { id: skill.id, status: 'imported' as const, name, dir, replaced: replacing };
+  });
+}
+
+/**
+ * Writes the chosen skills, each as one all-or-nothing change (supporting files first, SKILL.md
+ * last), with an 'import' ledger entry and usage `source: 'import'` (verification 'staged').
+ * The verdict rules are enforced here too, not only in the dialog.
+ */
+export async function applyImport(engine: SkillEngine, plan: ImportPlan, choices: Record<string, ImportChoice>): Promise<ImportOutcome[]> {
+  const outcomes: ImportOutcome[] = [];
+  for (const skill of plan.skills) {
+    const refusal = choiceAllows(skill, choices[skill.id]);
+    if (refusal) {
+      outcomes.push({ id: skill.id, status: 'skipped', name: skill.name, reason: refusal });
+      continue;
+    }
+    outcomes.push(await importOne(engine, plan, skill, choices[skill.id]));
+  }
+  return outcomes;
+}
