@@ -22,6 +22,7 @@ import { build, preview, runnerImport } from 'vite';
 import { chromium } from '@playwright/test';
 import { checkBudgets } from './budgets.mjs';
 import { initialJsGzip } from './node/initialJs.mjs';
+import { offlineColdStart } from './node/offlineColdStart.mjs';
 
 // stdout carries only the JSON. Vite, Playwright and stray console.log calls all go to stderr.
 const writeStdout = process.stdout.write.bind(process.stdout);
@@ -37,6 +38,13 @@ const benchTimeoutMs = Number(process.env.KNACK_BENCH_TIMEOUT_MS ?? 120_000);
 
 /** Node benches: each returns an object whose keys are merged into the results. */
 const NODE_BENCHES = [{ name: 'initialJs', run: () => initialJsGzip(outDir) }];
+
+/**
+ * Benches that drive the browser themselves, for what an in-page bench can't control: their
+ * own context (service workers allowed), the network, reloads. Each gets the browser and the
+ * app's URL, and its result lands under its name.
+ */
+const RUNNER_BENCHES = [{ name: 'offlineColdStart', run: (browser, baseUrl) => offlineColdStart(browser, baseUrl) }];
 
 const log = (...args) => console.error('[bench]', ...args);
 const selected = (name) => !only || only.has(name);
@@ -125,6 +133,16 @@ async function runBrowserBenches(results) {
         results[name] = { error: errorMessage(error) };
       }
       log(`${name}: ${Math.round(performance.now() - started)} ms`, JSON.stringify(results[name]));
+    }
+    await context.close();
+    for (const bench of RUNNER_BENCHES.filter((bench) => selected(bench.name))) {
+      const started = performance.now();
+      try {
+        results[bench.name] = await withTimeout(bench.run(browser, `http://127.0.0.1:${port}/`), benchTimeoutMs, `bench ${bench.name}`);
+      } catch (error) {
+        results[bench.name] = { error: errorMessage(error) };
+      }
+      log(`${bench.name}: ${Math.round(performance.now() - started)} ms`, JSON.stringify(results[bench.name]));
     }
   } finally {
     await browser?.close();
