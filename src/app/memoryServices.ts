@@ -24,6 +24,8 @@ export interface MemoryServices {
   store: MemoryStore;
   tool: ToolDefinition;
   settings(): MemorySettings;
+  /** Saves a settings change; other tabs and the review worker pick it up. */
+  updateSettings(change: Partial<MemorySettings>): Promise<MemorySettings>;
   /** The frozen snapshot for a new session's system prompt (respects the enabled switches). */
   snapshot(): Promise<MemorySnapshot>;
 }
@@ -54,6 +56,12 @@ export async function createMemoryServices(services: KnackServices): Promise<Mem
     store,
     tool,
     settings: () => settings,
+    async updateSettings(change) {
+      settings = { ...settings, ...change };
+      await settingsStore.put('memory', settings);
+      services.changes.publish({ type: 'settings-changed', keys: ['memory'] });
+      return settings;
+    },
     snapshot: () => store.memorySnapshot({ memoryEnabled: settings.memoryEnabled, userEnabled: settings.userProfileEnabled }),
   };
 }
