@@ -73,8 +73,16 @@ export function busyTurn(calls: number, answer = 'Here is the cleaned CSV, with 
   return turns;
 }
 
+/**
+ * The stored activity records. The UI writes them without awaiting (a queued IndexedDB put), so
+ * a run can have returned, or shown its result, before its record is stored: wait for the
+ * queue (`learning.settled()`) first, or a loaded machine reads the store too early.
+ */
 export async function activity(page: Page): Promise<ActivityRecord[]> {
-  return page.evaluate(async () => (await globalThis.knack!.db!.getAll('activity')) as never);
+  return page.evaluate(async () => {
+    await globalThis.knackUi!.learning.settled();
+    return (await globalThis.knack!.db!.getAll('activity')) as never;
+  });
 }
 
 /** Waits for a finished run (status other than running) matching `predicate`. */
