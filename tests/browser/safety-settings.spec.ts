@@ -25,5 +25,5 @@ test('skill write approval set in Settings stages writes until approved in Pendi
   await page.getByRole('button', { name: 'Settings' }).click();
   await expect(page.getByLabel('Approve skill writes')).toHaveValue('all');
   await expect(page.getByLabel('Approve memory writes')).toHaveValue('off');
-  await expect(page.getByRole('checkbox', { name: /Scan every skill the model writes/ })).toBeChecked();
+  await expect(page.getByRole('checkbox', { name: /Scan every skill the agent writes/ })).toBeChecked();
 });
