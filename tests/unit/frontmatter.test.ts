@@ -180,9 +180,16 @@ describe('bad-input corpus', () => {
 
   it('oversize files parse quickly (size limits are the validators’ job)', () => {
     const big = `${BASIC}${'line of body text\n'.repeat(60_000)}`;
-    const started = performance.now();
     const r = parsed(big);
-    expect(performance.now() - started).toBeLessThan(100);
+    // The median of several runs, as the scanner and fuzzy-patch speed tests do: one cold run
+    // also times JIT warm-up and any scheduler pause of a loaded 2-core CI box.
+    const runs: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      parsed(big);
+      runs.push(performance.now() - started);
+    }
+    expect(runs.sort((a, b) => a - b)[2]).toBeLessThan(100);
     expect(r.body.length).toBe(big.length - r.bodyOffset);
     // A huge frontmatter with no closing fence is found unclosed without blowing up.
     expect(parseSkillFile(`---\n${'key: value\n'.repeat(100_000)}`)).toMatchObject({ ok: false, code: 'unclosed' });
