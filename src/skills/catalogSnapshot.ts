@@ -67,6 +67,19 @@ function encodeEntry(entry: CatalogEntry): StoredEntry {
   return stored;
 }
 
+/**
+ * The defaults every decoded entry without tags, platforms or conditions shares: one set, not
+ * seven fresh arrays and an object per skill at every session start. Frozen, so an accidental
+ * edit of one entry's defaults throws instead of changing every entry's.
+ */
+const NO_STRINGS = Object.freeze([]) as unknown as string[];
+const NO_CONDITIONS: SkillConditions = Object.freeze({
+  fallbackForToolsets: NO_STRINGS,
+  fallbackForTools: NO_STRINGS,
+  requiresToolsets: NO_STRINGS,
+  requiresTools: NO_STRINGS,
+});
+
 function decodeEntry(stored: StoredEntry): CatalogEntry {
   const [dir, description, tags, frontmatterName, platforms, conditions, parseError] = stored;
   const { name, category } = skillPlace(dir);
@@ -76,9 +89,9 @@ function decodeEntry(stored: StoredEntry): CatalogEntry {
     category,
     frontmatterName: (frontmatterName as string | null | undefined) ?? name,
     description,
-    tags: (tags as string[] | null | undefined) ?? [],
-    platforms: (platforms as string[] | null | undefined) ?? [],
-    conditions: (conditions as SkillConditions | null | undefined) ?? { fallbackForToolsets: [], fallbackForTools: [], requiresToolsets: [], requiresTools: [] },
+    tags: (tags as string[] | null | undefined) ?? NO_STRINGS,
+    platforms: (platforms as string[] | null | undefined) ?? NO_STRINGS,
+    conditions: (conditions as SkillConditions | null | undefined) ?? NO_CONDITIONS,
     ...(typeof parseError === 'string' ? { parseError } : {}),
   };
 }

@@ -45,8 +45,8 @@ function words(text: string): string[] {
 /** What the index derives from one entry. Entries are replaced, never changed, on a write. */
 interface EntryText {
   cut?: string;
-  /** Lower-cased name, description, tags and category: a cheap test before splitting words. */
-  haystack: string;
+  /** Lower-cased name, description, tags and category, for message words `wordMatcher` can't take. */
+  haystack?: string;
   nameWords?: string[];
   otherWords?: string[];
   /** The relevance to the first message `scoredFor` (renders after a write reuse it). */
@@ -58,12 +58,56 @@ const entryTexts = new WeakMap<CatalogEntry, EntryText>();
 function entryText(entry: CatalogEntry): EntryText {
   let text = entryTexts.get(entry);
   if (!text) {
-    text = {
-      haystack: `${entry.name} ${entry.description} ${entry.tags.join(' ')} ${entry.category ?? ''}`.toLowerCase(),
-    };
+    text = {};
     entryTexts.set(entry, text);
   }
   return text;
+}
+
+const haystackOf = (entry: CatalogEntry): string =>
+  `${entry.name} ${entry.description} ${entry.tags.join(' ')} ${entry.category ?? ''}`.toLowerCase();
+
+/**
+ * One case-insensitive pattern for the message's words, plus any non-ASCII character: on ASCII
+ * text, `/i` finds a word exactly where the lower-cased text would contain it, without
+ * lower-casing and joining the fields of 10,000 skills at every first render. Non-ASCII text
+ * (where `toLowerCase` and `/i` can disagree) takes the lower-cased path. null when a word is
+ * not plain lower-case ASCII letters and digits (as `words` makes them): then every skill
+ * takes the lower-cased path.
+ */
+const wordMatchers = new WeakMap<Set<string>, RegExp | null>();
+function wordMatcher(messageWords: Set<string>): RegExp | null {
+  let matcher = wordMatchers.get(messageWords);
+  if (matcher === undefined) {
+    const plain = [...messageWords].every((word) => /^[a-z0-9]+$/.test(word));
+    matcher = plain ? new RegExp(`(${[...messageWords].join('|')})|[^\x00-\x7f]`, 'i') : null;
+    wordMatchers.set(messageWords, matcher);
+  }
+  return matcher;
+}
+
+/** Whether some message word occurs in `field` lower-cased. */
+function fieldMentions(field: string, messageWords: Set<string>, matcher: RegExp): boolean {
+  const found = matcher.exec(field);
+  if (!found) return false;
+  if (found[1] !== undefined) return true;
+  const lower = field.toLowerCase();
+  for (const word of messageWords) if (lower.includes(word)) return true;
+  return false;
+}
+
+/** Whether some message word occurs in the skill's name, description, tags or category. */
+function mentionsAnyWord(entry: CatalogEntry, messageWords: Set<string>): boolean {
+  const matcher = wordMatcher(messageWords);
+  if (matcher === null) {
+    const text = entryText(entry);
+    const haystack = (text.haystack ??= haystackOf(entry));
+    for (const word of messageWords) if (haystack.includes(word)) return true;
+    return false;
+  }
+  if (fieldMentions(entry.name, messageWords, matcher) || fieldMentions(entry.description, messageWords, matcher)) return true;
+  for (const tag of entry.tags) if (fieldMentions(tag, messageWords, matcher)) return true;
+  return entry.category !== null && fieldMentions(entry.category, messageWords, matcher);
 }
 
 /** The description as the index shows it; only skills with a full line need it. */
@@ -74,12 +118,10 @@ function shownDescription(entry: CatalogEntry): string {
 
 /** Relevance of a skill to the first user message: shared words, name words counting double. */
 export function relevance(entry: CatalogEntry, messageWords: Set<string>): number {
-  const text = entryText(entry);
   // A word of the message can only match a word of the skill it is a substring of; most
   // skills share none, and splitting 10,000 skills into words is the slow part.
-  let any = false;
-  for (const word of messageWords) if ((any = text.haystack.includes(word))) break;
-  if (!any) return 0;
+  if (messageWords.size === 0 || !mentionsAnyWord(entry, messageWords)) return 0;
+  const text = entryText(entry);
   text.nameWords ??= words(entry.name);
   text.otherWords ??= words(`${entry.description} ${entry.tags.join(' ')} ${entry.category ?? ''}`);
   let score = 0;
