@@ -273,7 +273,7 @@ test.describe('Skills view', () => {
     await expect(skillButton(page, 'keep-me')).toHaveCount(0);
   });
 
-  test('detail shows files, usage and the disabled Verify/Export; at 360 px list and detail stack', async ({ page }) => {
+  test('detail shows files, usage, the disabled Verify and the enabled Export; at 360 px list and detail stack', async ({ page }) => {
     await page.setViewportSize({ width: 360, height: 740 });
     await openSkills(page);
     await createSkill(page, { name: 'with-files', content: skillMd('with-files', 'Use when a skill has references.', 'See references/api.md.') });
@@ -286,8 +286,8 @@ test.describe('Skills view', () => {
     await expect(library(page)).toBeHidden();
     await expect(page.getByRole('button', { name: 'Verify' })).toBeDisabled();
     await expect(page.getByRole('button', { name: 'Verify' })).toHaveAttribute('title', /verification gate/);
-    await expect(page.getByRole('button', { name: 'Export', exact: true })).toBeDisabled();
-    await expect(page.getByRole('button', { name: 'Export', exact: true })).toHaveAttribute('title', /zip export/);
+    // Zip export is live (tests/browser/skills-zip.spec.ts covers the download).
+    await expect(page.getByRole('button', { name: 'Export', exact: true })).toBeEnabled();
 
     await page.getByRole('button', { name: 'references/api.md' }).click();
     await expect(page.getByRole('figure', { name: 'references/api.md', exact: true }).getByText('GET /v1/things')).toBeVisible();
