@@ -467,34 +467,28 @@ describe('Knack: strategies and file shapes', () => {
   });
 });
 
-describe('Knack: speed on a 100,000-character SKILL.md', () => {
+// Speed is measured by `npm run bench` (bench/core/textBench.ts), never asserted here; these
+// check that both paths give the right answer on a file at the size limit.
+describe('Knack: a 100,000-character SKILL.md', () => {
   const lines: string[] = ['---', 'name: big', 'description: Use when testing speed.', '---'];
   for (let i = 0; lines.join('\n').length < 100_000; i++) {
     lines.push(`    step ${i}: run the tool with option ${i % 7} and check the output for item ${i}.`);
   }
   const big = lines.join('\n').slice(0, 100_000);
 
-  const time = (fn: () => void) => {
-    const runs: number[] = [];
-    for (let i = 0; i < 7; i++) {
-      const t = performance.now();
-      fn();
-      runs.push(performance.now() - t);
-    }
-    return runs.sort((a, b) => a - b)[3];
-  };
-
-  it('whitespace-only difference matches within budget', () => {
+  it('a whitespace-only difference matches the one line', () => {
     const target = lines[600].trim().replace(/ /g, '  ');
     const r = fuzzyFindAndReplace(big, target, 'patched');
     expect(r.count).toBe(1);
-    // Generous bound for CI noise; bench/core/textBench.ts tracks the 10 ms goal.
-    expect(time(() => fuzzyFindAndReplace(big, target, 'patched'))).toBeLessThan(50);
+    expect(r.content).toContain('    patched');
+    expect(r.content).not.toContain(lines[600]);
   });
 
-  it('no-match falls through all nine strategies within budget', () => {
+  it('no match falls through all nine strategies and leaves the text alone', () => {
     const missing = 'this text does not occur\nanywhere in the file at all\nreally not';
-    expect(fuzzyFindAndReplace(big, missing, 'x').count).toBe(0);
-    expect(time(() => fuzzyFindAndReplace(big, missing, 'x'))).toBeLessThan(50);
+    const r = fuzzyFindAndReplace(big, missing, 'x');
+    expect(r.count).toBe(0);
+    expect(r.content).toBe(big);
   });
+});
 });
