@@ -45,9 +45,10 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
  * Reads every file under `dir` (e.g. `skills/git/commit-style`). `alreadyRead` holds bytes the
  * caller read under the same skill lock; those files are not read again.
  */
-export async function captureFiles(files: FileStore, dir: string, alreadyRead?: SkillFiles): Promise<SkillFiles> {
+export async function captureFiles(files: FileStore, dir: string, alreadyRead?: SkillFiles, listed?: string[]): Promise<SkillFiles> {
   const captured: SkillFiles = new Map();
-  const paths = await files.walk(dir);
+  // `listed`: the caller walked `dir` under the same skill lock (alongside its own read).
+  const paths = listed ?? (await files.walk(dir));
   const contents = await Promise.all(paths.map((path) => alreadyRead?.get(path) ?? files.read(path)));
   paths.forEach((path, i) => {
     const bytes = contents[i];
@@ -71,14 +72,25 @@ export class Ledger {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  private async storeVersions(files: SkillFiles): Promise<FileVersion[]> {
-    const versions: FileVersion[] = [];
-    for (const [path, bytes] of files) {
-      const hash = await sha256Hex(bytes);
-      if (!(await this.blobs.get(hash))) await this.blobs.put(hash, { hash, bytes });
-      versions.push({ path, hash });
+  /**
+   * Hashes every file of both sides at once and stores the blobs not stored yet, in one
+   * transaction where the store has them (one round trip instead of a get and a put per file).
+   */
+  private async storeVersions(...sides: SkillFiles[]): Promise<FileVersion[][]> {
+    const hashed = await Promise.all(
+      sides.map((files) => Promise.all([...files].map(async ([path, bytes]) => ({ path, hash: await sha256Hex(bytes), bytes })))),
+    );
+    const blobs = new Map<string, Uint8Array>();
+    for (const side of hashed) for (const { hash, bytes } of side) blobs.set(hash, bytes);
+    const hashes = [...blobs.keys()];
+    if (this.blobs.updateMany) {
+      await this.blobs.updateMany(hashes, (stored) => ({
+        put: hashes.filter((_, i) => !stored[i]).map((hash): [string, BlobRecord] => [hash, { hash, bytes: blobs.get(hash)! }]),
+      }));
+    } else {
+      for (const hash of hashes) if (!(await this.blobs.get(hash))) await this.blobs.put(hash, { hash, bytes: blobs.get(hash)! });
     }
-    return versions.sort((a, b) => (a.path < b.path ? -1 : 1));
+    return hashed.map((side) => side.map(({ path, hash }): FileVersion => ({ path, hash })).sort((a, b) => (a.path < b.path ? -1 : 1)));
   }
 
   /**
@@ -96,8 +108,7 @@ export class Ledger {
     rollbackOf?: string;
     keepUnchanged?: boolean;
   }): Promise<LedgerEntry> {
-    let before = await this.storeVersions(input.before);
-    let after = await this.storeVersions(input.after);
+    let [before, after] = (await this.storeVersions(input.before, input.after)) as [FileVersion[], FileVersion[]];
     if (!input.keepUnchanged) {
       const afterHash = new Map(after.map((v) => [v.path, v.hash]));
       const beforeHash = new Map(before.map((v) => [v.path, v.hash]));

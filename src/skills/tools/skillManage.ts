@@ -109,6 +109,8 @@ interface PreparedWrite {
   result: ToolSuccess;
   /** Exact bytes of files read while preparing, under the skill lock: the capture reuses them. */
   alreadyRead?: SkillFiles;
+  /** Every file of the skill, listed while preparing under the skill lock: the capture reuses it. */
+  listed?: string[];
 }
 
 /** A checked change to an existing skill, ready to scan and commit. */
@@ -117,10 +119,11 @@ function planned(
   change: { writes?: Array<[string, Uint8Array]>; deletes?: string[] },
   result: ToolSuccess,
   alreadyRead?: SkillFiles,
+  listed?: string[],
 ): { success: true; write: PreparedWrite } {
   return {
     success: true,
-    write: { entry, dir: entry.dir, name: entry.name, writes: new Map(change.writes ?? []), deletes: change.deletes ?? [], result, alreadyRead },
+    write: { entry, dir: entry.dir, name: entry.name, writes: new Map(change.writes ?? []), deletes: change.deletes ?? [], result, alreadyRead, listed },
   };
 }
 
@@ -182,7 +185,7 @@ export class SkillManageTool {
     const write = prepared.write;
 
     // Prospective state of the skill, for the scan and the approval diff.
-    const before: SkillFiles = write.entry ? await captureFiles(this.engine.files, write.dir, write.alreadyRead) : new Map();
+    const before: SkillFiles = write.entry ? await captureFiles(this.engine.files, write.dir, write.alreadyRead, write.listed) : new Map();
     const after: SkillFiles = new Map(before);
     for (const path of write.deletes) after.delete(path);
     for (const [path, bytes] of write.writes) after.set(path, bytes);
@@ -316,8 +319,9 @@ export class SkillManageTool {
           target = resolved.path;
           label = target.endsWith('/SKILL.md') && target === `${entry.dir}/SKILL.md` ? 'SKILL.md' : filePath;
         }
-        // Bytes, not text: the capture of the skill before the write reuses them exactly.
-        const currentBytes = await files.read(target);
+        // Bytes, not text: the capture of the skill before the write reuses them exactly, and
+        // the listing of the skill's files it needs too, made alongside the read.
+        const [currentBytes, listed] = await Promise.all([files.read(target), files.walk(entry.dir)]);
         if (currentBytes === null) return fail(`File not found: ${label}`);
         const current = textDecoder.decode(currentBytes);
         const refusal = readBeforeWriteRefusal(context, 'patch', name, target, label);
@@ -342,6 +346,7 @@ export class SkillManageTool {
             _change: { old: preview(oldString, CHANGE_PATCH_PREVIEW_CHARS), new: preview(newString, CHANGE_PATCH_PREVIEW_CHARS) },
           }),
           new Map([[target, currentBytes]]),
+          listed,
         );
       }
       case 'write_file': {
