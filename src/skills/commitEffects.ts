@@ -24,20 +24,25 @@ export function isCommitEffects(value: unknown): value is CommitEffects {
 
 /** Idempotent for the ledger (fixed entry id); usage bumps may count twice after a crash. */
 export async function applyCommitEffects(effects: CommitEffects, deps: { ledger: Ledger; usage: UsageStore }): Promise<void> {
-  if (effects.ledger) await deps.ledger.append(effects.ledger);
-  for (const effect of effects.usage ?? []) {
+  // The ledger entry and the usage records live in different stores and neither waits for
+  // the other: their transactions run side by side instead of one round trip after another.
+  await Promise.all([effects.ledger ? deps.ledger.append(effects.ledger) : undefined, applyUsageEffects(effects.usage ?? [], deps.usage)]);
+}
+
+async function applyUsageEffects(effects: UsageEffect[], usage: UsageStore): Promise<void> {
+  for (const effect of effects) {
     switch (effect.op) {
       case 'created':
-        await deps.usage.recordCreated(effect.name, effect.source);
+        await usage.recordCreated(effect.name, effect.source);
         break;
       case 'bumpPatch':
-        await deps.usage.bumpPatch(effect.name);
+        await usage.bumpPatch(effect.name);
         break;
       case 'forget':
-        await deps.usage.forget(effect.name);
+        await usage.forget(effect.name);
         break;
       case 'setState':
-        await deps.usage.setState(effect.name, effect.state);
+        await usage.setState(effect.name, effect.state);
         break;
     }
   }
