@@ -491,4 +491,3 @@ describe('Knack: a 100,000-character SKILL.md', () => {
     expect(r.content).toBe(big);
   });
 });
-});
