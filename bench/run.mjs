@@ -18,7 +18,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, preview, runnerImport } from 'vite';
+import { preview, runnerImport } from 'vite';
+import { bundleForPage } from '../tests/fixtures/pageBundle.mjs';
 import { chromium } from '@playwright/test';
 import { checkBudgets } from './budgets.mjs';
 import { initialJsGzip } from './node/initialJs.mjs';
@@ -65,28 +66,8 @@ function withTimeout(promise, ms, what) {
   ]).finally(() => clearTimeout(timer));
 }
 
-async function bundleBrowserBenches() {
-  const output = await build({
-    root,
-    configFile: false,
-    logLevel: 'warn',
-    publicDir: false,
-    build: {
-      write: false,
-      minify: false,
-      target: 'es2022',
-      lib: {
-        entry: path.join(root, 'bench/browser/entry.ts'),
-        formats: ['iife'],
-        name: 'knackBenchBundle',
-        fileName: () => 'bench.js',
-      },
-    },
-  });
-  const chunks = (Array.isArray(output) ? output : [output]).flatMap((result) => result.output);
-  const entry = chunks.find((chunk) => chunk.type === 'chunk' && chunk.isEntry);
-  if (!entry) throw new Error('Vite produced no bench bundle');
-  return entry.code;
+function bundleBrowserBenches() {
+  return bundleForPage({ root, entry: path.join(root, 'bench/browser/entry.ts'), name: 'knackBenchBundle' });
 }
 
 async function runBrowserBenches(results) {

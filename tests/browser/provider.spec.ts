@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'vite';
+import { bundleForPage } from '../fixtures/pageBundle.mjs';
 import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures';
 import type { HarnessResult, HarnessRun } from './providerHarness';
@@ -15,27 +15,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 let bundle: string;
 
 test.beforeAll(async () => {
-  const output = await build({
-    root,
-    configFile: false,
-    logLevel: 'warn',
-    publicDir: false,
-    build: {
-      write: false,
-      minify: false,
-      target: 'es2022',
-      lib: {
-        entry: path.join(root, 'tests/browser/providerHarness.ts'),
-        formats: ['iife'],
-        name: 'knackProviderHarnessBundle',
-        fileName: () => 'provider-harness.js',
-      },
-    },
-  });
-  const chunks = (Array.isArray(output) ? output : [output]).flatMap((result) => ('output' in result ? result.output : []));
-  const entry = chunks.find((chunk) => chunk.type === 'chunk' && chunk.isEntry);
-  if (!entry || entry.type !== 'chunk') throw new Error('Vite produced no provider harness bundle');
-  bundle = entry.code;
+  bundle = await bundleForPage({ root, entry: path.join(root, 'tests/browser/providerHarness.ts'), name: 'knackProviderHarnessBundle' });
 });
 
 test.beforeEach(async ({ page }) => {
