@@ -1,0 +1,214 @@
+/**
+ * The verification gate's shared vocabulary (docs/gate.md). Plain data only: every module of
+ * src/gate/ speaks these types, and nothing here computes anything.
+ */
+
+/** One mechanical check of an answer. `value` depends on the type (see checks.ts). */
+export type CheckType =
+  | 'contains'
+  | 'not_contains'
+  | 'icontains'
+  | 'not_icontains'
+  | 'contains_any'
+  | 'icontains_any'
+  | 'contains_all'
+  | 'icontains_all'
+  | 'regex'
+  | 'not_regex'
+  | 'equals'
+  | 'starts_with'
+  | 'ends_with'
+  | 'is_json'
+  | 'length';
+
+export interface Check {
+  type: CheckType;
+  /** string for most types, string[] for *_any / *_all, {min?, max?} for length, absent for is_json. */
+  value?: unknown;
+  /** regex / not_regex only: a subset of "imsu". */
+  flags?: string;
+}
+
+export interface CaseMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/** Provenance Knack adds to a case; missing = imported. */
+export interface CaseProvenance {
+  origin: 'review' | 'user' | 'import';
+  /** The literal prompt of the teaching conversation: always kept in dev. */
+  source?: boolean;
+  session_id?: string;
+  run_id?: string;
+  created_at?: string;
+}
+
+/** One eval of `evals/evals.json` (skill-creator shape plus Knack's fields). */
+export interface EvalCase {
+  id: string | number;
+  prompt: string;
+  expected_output?: string;
+  files?: string[];
+  /** Shown to people, never scored (`assertions` is read as an alias). */
+  expectations?: string[];
+  messages?: CaseMessage[];
+  checks?: Check[];
+  knack?: CaseProvenance;
+  /** Unknown fields are kept as they were. */
+  [field: string]: unknown;
+}
+
+export interface EvalsFile {
+  skill_name?: string;
+  evals: EvalCase[];
+  [field: string]: unknown;
+}
+
+/** A case ready to replay: files inlined by content, checks validated. */
+export interface ScorableCase {
+  id: string | number;
+  prompt: string;
+  messages: CaseMessage[];
+  /** Supporting files named by the case, with their text, in the order listed. */
+  files: { path: string; text: string; sha256: string }[];
+  checks: Check[];
+  source: boolean;
+}
+
+export interface ExcludedCase {
+  id: string | number;
+  reason: string;
+}
+
+export interface SplitCase extends ScorableCase {
+  side: 'dev' | 'holdout';
+  /** Hex SHA-256 split key (salted; see split.ts). */
+  key: string;
+}
+
+export interface Split {
+  dev: SplitCase[];
+  holdout: SplitCase[];
+  excluded: ExcludedCase[];
+}
+
+export type ArmStatus = 'ok' | 'error' | 'empty' | 'truncated' | 'too-long';
+
+export interface ArmResult {
+  status: ArmStatus;
+  /** Checks passed (0 unless status is ok, or too-long in the with-skill arm). */
+  passed: number;
+  /** Per check, in case order; empty when the arm was not scored. */
+  checkPass: boolean[];
+  /** Replay cache key of the request (cacheKey.ts). */
+  outputRef: string;
+  /** First 500 characters of the answer text (render it sanitised). */
+  excerpt: string;
+  fromCache?: boolean;
+  error?: string;
+}
+
+export type CaseOutcomeKind = 'up' | 'down' | 'tie' | 'unmeasured';
+
+export interface CaseResult {
+  id: string | number;
+  side: 'dev' | 'holdout';
+  /** Number of valid checks (k). */
+  checks: number;
+  base: ArmResult;
+  skill: ArmResult;
+  outcome: CaseOutcomeKind;
+  /** e.g. "skill_too_long", "regex_timeout". */
+  flags: string[];
+}
+
+/** Statistics of one side (dev, holdout or pooled), all from integer pass counts. */
+export interface SideSummary {
+  n: number;
+  up: number;
+  down: number;
+  tie: number;
+  /** Cases where the baseline leaves room (b < k). */
+  headroom: number;
+  meanBaseline: number;
+  meanSkill: number;
+  meanGain: number;
+  /** Exact one-sided sign test, ties dropped. */
+  p: number;
+  midP: number;
+  /** P(theta > 1/2) under a uniform prior: "chance it helps more often than it hurts". */
+  probHelps: number;
+  /** How far one case moves the mean: 1/n (0 when n = 0). */
+  resolution: number;
+}
+
+export type EvidencePolicy = 'lenient' | 'standard' | 'strict';
+
+export interface PolicyThresholds {
+  minCases: number;
+  minHoldout: number;
+  maxHoldoutP: number;
+  maxPooledP: number;
+  /** strict: baseline replayed twice uncached; disagreeing cases count as ties. */
+  stabilityReplay: boolean;
+}
+
+/** Everything decide() reads. Counts of cases are after exclusion. */
+export interface Evidence {
+  /** false = no evals/evals.json at all. */
+  hasCasesFile: boolean;
+  /** Parse or schema error of evals/evals.json, when any. */
+  casesError?: string;
+  /** Scorable cases (after exclusion), before any replay. */
+  scorable: number;
+  excluded: ExcludedCase[];
+  /** Planned sizes of the split. */
+  planned: { dev: number; holdout: number };
+  /** The run stopped at its request/token budget. */
+  budget?: { requests: number; tokens: number; casesRun: number; casesPlanned: number };
+  /** The circuit breaker opened (consecutive unmeasured pairs). */
+  breaker?: boolean;
+  /** Unmeasured pairs and the first error seen, for the replay_failed reason. */
+  unmeasured: number;
+  firstError?: string;
+  providerLabel: string;
+  dev: SideSummary;
+  holdout: SideSummary;
+  pooled: SideSummary;
+  /** Dev cases where every check failed in both arms (the "checks may be wrong" hint). */
+  devAllFailBoth: boolean;
+}
+
+export type VerdictWord = 'promoted' | 'staged' | 'rejected';
+
+export type VerdictCode =
+  | 'no_cases'
+  | 'invalid_cases'
+  | 'too_few_cases'
+  | 'budget'
+  | 'replay_failed'
+  | 'ceiling'
+  | 'no_dev_gain'
+  | 'dev_harm'
+  | 'thin_holdout'
+  | 'holdout_regressed'
+  | 'holdout_ceiling'
+  | 'weak_holdout'
+  | 'weak_overall'
+  | 'promoted'
+  | 'dev_only';
+
+export interface Verdict {
+  verdict: VerdictWord;
+  code: VerdictCode;
+  sub: 'not_measured' | 'unproven' | null;
+  reason: string;
+  /** What would settle it, e.g. the number of cases to add. */
+  needed?: { cases?: number };
+  /** The figures the reason was written from. */
+  numbers: { dev: SideSummary; holdout: SideSummary; pooled: SideSummary; pHoldout: number; pPooled: number };
+}
+
+/** What the index shows for a skill (verdictLabel.ts is the only producer). */
+export type IndexLabel = '[verified]' | '[unverified]' | '[approved]' | null;
