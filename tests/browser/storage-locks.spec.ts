@@ -53,7 +53,13 @@ test('a lock request can be abandoned with an AbortSignal while another tab hold
     const attempt = globalThis.knack!.locks!.withLock('skill:abort-test', async () => {
       ran = true;
     }, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
+    // Abort once this tab's request is queued behind the holder's lock, not after a guess.
+    // (Each query is a round trip to the browser's lock manager, so the loop yields.)
+    const queued = async () => ((await navigator.locks.query()).pending ?? []).some((lock) => lock.name === 'skill:abort-test');
+    for (let tries = 1; !(await queued()); tries++) {
+      if (tries === 10_000) throw new Error('the lock request never showed up as pending');
+    }
+    controller.abort();
     const error = await attempt.then(() => null, (err: Error) => err.name);
     return { error, ran };
   });

@@ -22,7 +22,7 @@ function nextChange(target: ChangeFeed): Promise<StorageChange> {
 
 describe('ChangeFeed', () => {
   it('delivers to another feed on the same channel and to its own subscribers', async () => {
-    const channel = `test-${Math.random()}`;
+    const channel = `test-${crypto.randomUUID()}`;
     const [tabA, tabB] = [feed(channel), feed(channel)];
     const seenByB = nextChange(tabB);
     const seenByA = nextChange(tabA);
@@ -32,7 +32,7 @@ describe('ChangeFeed', () => {
   });
 
   it('stops delivering after unsubscribe and keeps going when a listener throws', async () => {
-    const only = feed(`test-${Math.random()}`);
+    const only = feed(`test-${crypto.randomUUID()}`);
     const received: string[] = [];
     const stop = only.subscribe((c) => received.push(c.type));
     only.subscribe(() => {
@@ -41,11 +41,15 @@ describe('ChangeFeed', () => {
     const originalError = console.error;
     console.error = () => undefined;
     try {
+      // Each wait is for a listener subscribed after the throwing one: it hears a change only
+      // if delivery went on past the throw, and only after every earlier listener had its turn.
+      const first = nextChange(only);
       only.publish({ type: 'memory-changed', target: 'user' });
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await first;
       stop();
+      const second = nextChange(only);
       only.publish({ type: 'settings-changed' });
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await second;
     } finally {
       console.error = originalError;
     }

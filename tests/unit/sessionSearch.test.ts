@@ -4,7 +4,7 @@
  * session_search tool — and a micro-benchmark over 200,000 messages that prints its timings
  * (never asserted: timings are not pass/fail criteria).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MemorySessionBackend } from '../../src/sessions/memorySessionBackend';
 import { SessionStore } from '../../src/sessions/sessionStore';
 import { SessionSearch, SEARCH_INDEX_VERSION, buildSnippet, MAX_INDEXED_CHARS } from '../../src/sessions/sessionSearch';
@@ -155,22 +155,28 @@ describe('SessionSearch', () => {
     const persistence = new MemorySearchIndexPersistence();
     const backend = new MemorySessionBackend();
     const store = new SessionStore(backend);
-    const search = new SessionSearch({ backend, persistence, saveDelayMs: 0 });
+    const search = new SessionSearch({ backend, persistence, saveDelayMs: 60_000 });
     const pending: Promise<void>[] = [];
     store.subscribe((change) => pending.push(search.apply(change)));
     await search.ensureLoaded(); // empty: rebuilt and saved once
     expect(persistence.saves).toBe(1);
-    const wait = () => new Promise((resolve) => setTimeout(resolve, 20));
-    for (let i = 0; i < 49; i++) await seed(store, `s${i}`, [`note ${i}`]);
-    await Promise.all(pending.splice(0));
-    await wait();
-    expect(persistence.saves).toBe(1);
-    expect(await persistence.dirtySessions()).toHaveLength(49);
-    await seed(store, 's49', ['the fiftieth']);
-    await Promise.all(pending.splice(0));
-    await wait();
-    expect(persistence.saves).toBe(2);
-    search.dispose();
+    // The save waits on a timer; fake timers let the test run it instead of sleeping.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      for (let i = 0; i < 49; i++) await seed(store, `s${i}`, [`note ${i}`]);
+      await Promise.all(pending.splice(0));
+      await vi.runAllTimersAsync();
+      expect(persistence.saves).toBe(1);
+      expect(await persistence.dirtySessions()).toHaveLength(49);
+      await seed(store, 's49', ['the fiftieth']);
+      await Promise.all(pending.splice(0));
+      expect(persistence.saves).toBe(1); // scheduled, not yet written
+      await vi.runAllTimersAsync();
+      await vi.waitFor(() => expect(persistence.saves).toBe(2), { timeout: 5_000, interval: 10 });
+    } finally {
+      vi.useRealTimers();
+      search.dispose();
+    }
   });
 
   it('rebuilds from messages when the saved index has another version or is unreadable', async () => {

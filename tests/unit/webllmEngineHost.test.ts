@@ -40,6 +40,8 @@ interface Harness {
   engines: FakeClient[];
   /** While set, every reload waits for it. */
   reloadGate: ReturnType<typeof deferred> | null;
+  /** Resolves when a fake engine's reload has begun (replace it to wait for the next one). */
+  reloadStarted: ReturnType<typeof deferred<void>>;
 }
 
 /** Stands in for WebWorkerMLCEngine: scripted reloads and streams that wait for `gate`. */
@@ -47,10 +49,12 @@ class FakeClient {
   reloads: string[] = [];
   interrupts = 0;
   streamGate = deferred();
+  /** Resolves when a stream has yielded its first chunk and waits at `streamGate`. */
+  streamWaiting = deferred();
   #interrupted = false;
   readonly progress: (report: { progress: number; text: string; timeElapsed: number }) => void;
   constructor(
-    readonly harness: { reloadGate: ReturnType<typeof deferred> | null },
+    readonly harness: Pick<Harness, 'reloadGate' | 'reloadStarted'>,
     readonly worker: FakeWorker,
     config: { initProgressCallback: (report: { progress: number; text: string; timeElapsed: number }) => void },
   ) {
@@ -58,6 +62,7 @@ class FakeClient {
   }
   async reload(modelId: string) {
     this.reloads.push(modelId);
+    this.harness.reloadStarted.resolve();
     this.progress({ progress: 0.5, text: 'Fetching param cache[1/2]', timeElapsed: 1 });
     if (this.harness.reloadGate) await this.harness.reloadGate.promise;
   }
@@ -75,6 +80,7 @@ class FakeClient {
         this.#interrupted = false;
         return (async function* () {
           yield chunk(`${label}:1`);
+          client.streamWaiting.resolve();
           await client.streamGate.promise;
           if (client.#interrupted) {
             yield chunk(null, 'abort');
@@ -90,7 +96,7 @@ class FakeClient {
 function makeHost(): Harness {
   const workers: FakeWorker[] = [];
   const engines: FakeClient[] = [];
-  const harness = { reloadGate: null } as Harness;
+  const harness = { reloadGate: null, reloadStarted: deferred() } as Harness;
   const webllm = {
     WebWorkerMLCEngine: class {
       constructor(worker: FakeWorker, config: ConstructorParameters<typeof FakeClient>[2]) {
@@ -165,9 +171,10 @@ describe('EngineHost', () => {
     expect(await firstTexts).toEqual(['chat:1', 'chat:2']);
     // The chat's own Stop interrupts the engine and ends its stream with "abort".
     engines[0].streamGate = deferred();
+    engines[0].streamWaiting = deferred();
     const third = await chat.chat.completions.create(request('again'));
     const thirdTexts = texts(third);
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await engines[0].streamWaiting.promise; // the engine is mid-generation
     chat.interruptGenerate();
     expect(await thirdTexts).toEqual(['again:1', '<abort>']);
     expect(engines[0].interrupts).toBe(1);
@@ -178,7 +185,8 @@ describe('EngineHost', () => {
     const { host, workers, engines } = harness;
     harness.reloadGate = deferred();
     const firstLoad = host.load(MODEL);
-    while (engines[0]?.reloads.length !== 1) await new Promise((resolve) => setTimeout(resolve, 1));
+    await harness.reloadStarted.promise;
+    expect(engines[0].reloads).toEqual([MODEL]);
     const pending = host.load(MODEL); // joins the in-flight load
     host.cancelLoad();
     await expect(firstLoad).rejects.toMatchObject({ kind: 'aborted' });
@@ -196,7 +204,8 @@ describe('EngineHost', () => {
     const { host, workers, engines } = harness;
     harness.reloadGate = deferred(); // never opened: only the worker's death can end this load
     const loading = host.load(MODEL);
-    while (engines[0]?.reloads.length !== 1) await new Promise((resolve) => setTimeout(resolve, 1));
+    await harness.reloadStarted.promise;
+    expect(engines[0].reloads).toEqual([MODEL]);
     workers[0].dispatchEvent(Object.assign(new Event('error'), { message: 'boom' }));
     const error = await loading.catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ProviderError);
