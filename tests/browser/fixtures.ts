@@ -3,6 +3,11 @@
  * (tests/fixtures/scriptedServer.ts) per test, closed after it. Browser tests import
  * `test` and `expect` from here instead of '@playwright/test'.
  *
+ * Randomized tests take the `seed` fixture and draw from `prng(seed)`
+ * (tests/fixtures/seededRandom.ts). The seed is `KNACK_SEED` when set, else fresh; it is
+ * recorded as an annotation, and a failed test prints and attaches it so the same plan
+ * can be replayed: `KNACK_SEED=<seed> npx playwright test <spec>`.
+ *
  *   import { test, expect } from './fixtures';
  *   test('streams a reply', async ({ page, scripted }) => {
  *     scripted.script({ text: 'Hello from the model' });
@@ -14,11 +19,14 @@
  */
 import { test as base, expect } from '@playwright/test';
 import { startScriptedServer, type ScriptedServer, type ScriptedServerOptions } from '../fixtures/scriptedServer';
+import { SEED_ENV, chooseSeed } from '../fixtures/seededRandom';
 
 export interface ScriptedFixtures {
   /** Options passed to startScriptedServer; override with test.use({ scriptedOptions }). */
   scriptedOptions: ScriptedServerOptions;
   scripted: ScriptedServer;
+  /** The seed of this run of a randomized test. */
+  seed: number;
 }
 
 export const test = base.extend<ScriptedFixtures>({
@@ -45,6 +53,17 @@ export const test = base.extend<ScriptedFixtures>({
         });
       }
       await server.close();
+    }
+  },
+  // eslint-disable-next-line no-empty-pattern -- Playwright needs the destructuring even with no dependencies
+  seed: async ({}, use, testInfo) => {
+    const seed = chooseSeed();
+    const replay = `${SEED_ENV}=${seed}`;
+    testInfo.annotations.push({ type: 'seed', description: replay });
+    await use(seed);
+    if (testInfo.status !== testInfo.expectedStatus) {
+      console.log(`"${testInfo.title}" failed with ${replay}; run it again with ${replay} to replay the same plan.`);
+      await testInfo.attach('seed', { body: `${replay}\n`, contentType: 'text/plain' });
     }
   },
 });

@@ -7,13 +7,16 @@
  * Two ways of killing: the journal's `failAfterStep` hook at every durable action of a
  * foreground delete (6 journaled deletes) and of a review archive (6 copies + 6 deletes),
  * followed by a reload; and real kills (renderer crash, browser SIGKILL) of a persistent
- * profile during a storm of creates, deletes, archives and patches.
+ * profile during a storm of creates, deletes, archives and patches. When each real kill lands
+ * (after how many storm operations) is drawn from the `seed` fixture.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, type Page, chromium, expect, test } from '@playwright/test';
+import { type BrowserContext, type Page, chromium } from '@playwright/test';
 import { chromiumLaunch } from '../../playwright.config';
+import { prng, randomBelow } from '../fixtures/seededRandom';
+import { expect, test } from './fixtures';
 import { browserPid } from './storageHarness';
 import { type StoreState, callTool, expectConsistentStore, openSkills, skillMd } from './skillHarness';
 
@@ -157,9 +160,16 @@ test('a tab that dies after the files changed but before the catalogue followed 
 });
 
 const KILLS = 6;
+/** A kill comes after at least 3 storm operations, and up to this many more (a round is 7–8). */
+const EXTRA_OPS = 16;
+/** Past the first round of a storm (at most 8 operations). */
+const PAST_FIRST_ROUND = 10;
 
-test('skill operations killed by renderer crashes and browser SIGKILL recover whole', async ({ baseURL }) => {
+test('skill operations killed by renderer crashes and browser SIGKILL recover whole', async ({ baseURL, seed }) => {
   test.setTimeout(150_000);
+  const random = prng(seed);
+  // One kill, chosen by the seed, comes after the first round, so the storms provably get past it.
+  const lateKill = randomBelow(random, KILLS);
   const userDataDir = mkdtempSync(join(tmpdir(), 'knack-skills-crash-'));
   const launch = () => chromium.launchPersistentContext(userDataDir, { ...chromiumLaunch, headless: true, serviceWorkers: 'block', baseURL });
   let context: BrowserContext = await launch();
@@ -186,11 +196,11 @@ test('skill operations killed by renderer crashes and browser SIGKILL recover wh
       // Each storm numbers its skills from its own block, so a round cut off by the kill never
       // collides with the next storm's names.
       await startStorm(page, kill * 1000);
-      await page.waitForFunction(() => {
+      const ops = kill === lateKill ? PAST_FIRST_ROUND + randomBelow(random, 8) : 3 + randomBelow(random, EXTRA_OPS + 1);
+      await page.waitForFunction((n) => {
         const w = globalThis as unknown as { stormOps: number; stormError: string | null };
-        return w.stormOps >= 3 || w.stormError !== null;
-      });
-      await page.waitForTimeout(Math.floor(Math.random() * 400));
+        return w.stormOps >= n || w.stormError !== null;
+      }, ops);
       const progress = await page.evaluate(() => {
         const w = globalThis as unknown as { stormRound: number; stormError: string | null };
         return { stormRound: w.stormRound, stormError: w.stormError };

@@ -6,15 +6,14 @@
  * parses, the catalogue and its snapshot equal a rescan, no temp file or intent is left, and
  * nothing was written outside `skills/`.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { FUZZ_SKILL_NAMES, fuzzCases, validSkillMd } from '../fixtures/skillFuzzCases';
 import { callTool, openSkills, storeState } from './skillHarness';
 
-const SEED = 20_261_101;
 const CASES = 600;
 const BATCH = 50;
 
-test('600 random and malformed skill tool calls answer in JSON and leave the store consistent', async ({ page }) => {
+test('600 random and malformed skill tool calls answer in JSON and leave the store consistent', async ({ page, seed }) => {
   test.setTimeout(120_000);
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -24,7 +23,7 @@ test('600 random and malformed skill tool calls answer in JSON and leave the sto
     expect(created.result, created.raw).toMatchObject({ success: true });
   }
 
-  const cases = fuzzCases(SEED, CASES);
+  const cases = fuzzCases(seed, CASES);
   const tally = { success: 0, failure: 0 };
   for (let start = 0; start < cases.length; start += BATCH) {
     const batch = cases.slice(start, start + BATCH);
@@ -52,7 +51,7 @@ test('600 random and malformed skill tool calls answer in JSON and leave the sto
       return out;
     }, { batch, start });
     for (const outcome of outcomes) {
-      expect(outcome.problem, `case ${outcome.index} (seed ${SEED}): ${JSON.stringify(cases[outcome.index]).slice(0, 300)}`).toBeNull();
+      expect(outcome.problem, `case ${outcome.index} (KNACK_SEED=${seed}): ${JSON.stringify(cases[outcome.index]).slice(0, 300)}`).toBeNull();
       tally[outcome.success ? 'success' : 'failure']++;
     }
   }

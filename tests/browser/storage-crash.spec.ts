@@ -4,16 +4,23 @@
  * again and again — by crashing its renderer, by closing the page, and by SIGKILL of the
  * whole browser. After every restart (boot runs recovery) each file must be one complete
  * version, each group must be at one version, and no temp file may remain.
+ *
+ * When each kill lands is drawn from the `seed` fixture: after how many commits of the storm.
+ * The seed replays the plan, not the exact instant (the storm runs at the machine's speed).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, type Page, chromium, expect, test } from '@playwright/test';
+import { type BrowserContext, type Page, chromium } from '@playwright/test';
 import { chromiumLaunch } from '../../playwright.config';
+import { prng, randomBelow } from '../fixtures/seededRandom';
+import { expect, test } from './fixtures';
 import { browserPid, openApp, strayTempFiles } from './storageHarness';
 
 const ITERATIONS = 24;
 const SINGLE_FILES = 4;
+/** A kill comes after at least 2 commits, and up to this many more (one version is 5 commits). */
+const EXTRA_COMMITS = 8;
 
 type Kill = 'renderer crash' | 'page close' | 'browser SIGKILL';
 const KILLS: Kill[] = ['renderer crash', 'page close', 'browser SIGKILL'];
@@ -27,7 +34,8 @@ interface Observed {
 
 test.setTimeout(180_000);
 
-test('files stay whole and groups stay consistent across repeated kills', async ({ baseURL }) => {
+test('files stay whole and groups stay consistent across repeated kills', async ({ baseURL, seed }) => {
+  const random = prng(seed);
   const userDataDir = mkdtempSync(join(tmpdir(), 'knack-crash-'));
   const launch = () =>
     chromium.launchPersistentContext(userDataDir, { ...chromiumLaunch, headless: true, serviceWorkers: 'block', baseURL });
@@ -59,9 +67,10 @@ test('files stay whole and groups stay consistent across repeated kills', async 
       if (i === ITERATIONS) break;
 
       await startStorm(page, newest + 1);
-      // Kill only once writes are flowing, at a varying moment within the storm.
-      await page.waitForFunction(() => (globalThis as unknown as { stormCommits: number }).stormCommits >= 2);
-      await page.waitForTimeout(Math.floor(Math.random() * 150));
+      // Kill only once writes are flowing, after a seeded number of commits: the next write is
+      // then under way, at whatever point the kill reaches it.
+      const commits = 2 + randomBelow(random, EXTRA_COMMITS + 1);
+      await page.waitForFunction((n) => (globalThis as unknown as { stormCommits: number }).stormCommits >= n, commits);
 
       const kill = KILLS[i % KILLS.length]!;
       tally[kill]++;

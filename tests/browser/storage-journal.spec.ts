@@ -4,7 +4,8 @@
  * and, separately, by crashing the renderer while it runs; after recovery the three files
  * are either all old or all new, with no temp files and no intent left.
  */
-import { expect, test } from '@playwright/test';
+import { prng, randomBelow } from '../fixtures/seededRandom';
+import { expect, test } from './fixtures';
 import { openApp, strayTempFiles } from './storageHarness';
 
 const DIR = 'test-journal/skills/demo';
@@ -61,8 +62,9 @@ test('a 3-file operation stopped after every step recovers all-or-nothing', asyn
   expect(firstNew).toBe(5); // the commit record is the point of no return
 });
 
-test('a renderer crash in the middle of journaled operations recovers all-or-nothing', async ({ context }) => {
+test('a renderer crash in the middle of journaled operations recovers all-or-nothing', async ({ context, seed }) => {
   const ROUNDS = 8;
+  const random = prng(seed);
   const seen = new Set<string>();
   let settledAtBoot = 0;
   for (let round = 0; round < ROUNDS; round++) {
@@ -101,8 +103,9 @@ test('a renderer crash in the middle of journaled operations recovers all-or-not
       },
       { dir: `${DIR}-crash`, from: version },
     );
-    await page.waitForFunction(() => (globalThis as unknown as { journalRounds: number }).journalRounds >= 1);
-    await page.waitForTimeout(10 + Math.floor(Math.random() * 60));
+    // Crash after a seeded number (1–3) of finished operations, so the next one is under way.
+    const finished = 1 + randomBelow(random, 3);
+    await page.waitForFunction((n) => (globalThis as unknown as { journalRounds: number }).journalRounds >= n, finished);
     const cdp = await context.newCDPSession(page);
     void cdp.send('Page.crash').catch(() => undefined);
     await page.waitForEvent('crash').catch(() => undefined);
