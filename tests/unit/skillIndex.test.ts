@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { relevance } from '../../src/skills/skillIndex';
-import { entryFromSkillMd, skillPlace } from '../../src/skills/skillCatalog';
-import { splitPath } from '../../src/storage/fileStore';
+import { entryFromSkillMd } from '../../src/skills/skillCatalog';
 
 /** The definition relevance() must keep: shared words, name words counting double. */
 function referenceRelevance(name: string, description: string, tags: string[], category: string | null, messageWords: Set<string>): number {
@@ -44,13 +43,6 @@ describe('skill index relevance', () => {
           referenceRelevance(skill.name, skill.description, skill.tags, skill.category, messageWords),
         );
       }
-    }
-  });
-
-  it('takes name and category from any directory form as splitting the path would', () => {
-    for (const dir of ['skills', 'skills/a', 'skills/x/y/a', '', 'skills//a', 'skills/./a/', '/skills/a', './skills/c/a', 'skills/c/.', 'skills/c/./a']) {
-      const parts = splitPath(dir).slice(1);
-      expect(skillPlace(dir), dir).toEqual({ name: parts[parts.length - 1] ?? '', category: parts.length > 1 ? parts.slice(0, -1).join('/') : null });
     }
   });
 });

@@ -9,8 +9,8 @@ import {
   needsShaderF16,
   parametersInBillions,
   quantizationOf,
-} from '../../src/providers/webllm/models';
-import { summarizeSupport, type WebGpuSupport } from '../../src/providers/webllm/webgpu';
+} from '../../../src/providers/webllm/models';
+import { summarizeSupport, type WebGpuSupport } from '../../../src/providers/webllm/webgpu';
 
 const GIB = 1024 ** 3;
 const adapter = {

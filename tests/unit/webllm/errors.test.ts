@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../src/providers/provider';
-import { toProviderError } from '../../src/providers/webllm/errors';
+import { ProviderError } from '../../../src/providers/provider';
+import { toProviderError } from '../../../src/providers/webllm/errors';
 
 // Strings as web-llm's worker handler posts them: `err.toString()`.
 const load = { stage: 'load' as const, modelId: 'Qwen3-1.7B-q4f16_1-MLC' };

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError, type StreamPart } from '../../src/providers/provider';
-import type { ChatCompletionChunk, ChatCompletionRequestStreaming, CompletionEngine, EngineAccess } from '../../src/providers/webllm/engine';
-import { ThinkSplitter } from '../../src/providers/webllm/thinkSplitter';
-import { toWebLlmMessages, WebLlmProvider } from '../../src/providers/webllm/webllmProvider';
+import { ProviderError, type StreamPart } from '../../../src/providers/provider';
+import type { ChatCompletionChunk, ChatCompletionRequestStreaming, CompletionEngine, EngineAccess } from '../../../src/providers/webllm/engine';
+import { toWebLlmMessages, WebLlmProvider } from '../../../src/providers/webllm/webllmProvider';
 
 function chunk(delta: ChatCompletionChunk['choices'][number]['delta'], finish: string | null = null, usage?: ChatCompletionChunk['usage']): ChatCompletionChunk {
   return {
@@ -236,15 +235,5 @@ describe('message mapping', () => {
       { role: 'assistant', content: '', tool_calls: [{ id: '1', type: 'function', function: { name: 'n', arguments: '{"a":1}' } }] },
       { role: 'tool', content: 'R', tool_call_id: '1' },
     ]);
-  });
-});
-
-describe('ThinkSplitter', () => {
-  it('holds back a partial tag and releases it when it turns out not to be one', () => {
-    const splitter = new ThinkSplitter();
-    expect(splitter.push('a <th')).toEqual({ reasoning: '', text: 'a ' });
-    expect(splitter.push('ese')).toEqual({ reasoning: '', text: '<these' });
-    expect(splitter.push('x <')).toEqual({ reasoning: '', text: 'x ' });
-    expect(splitter.flush()).toEqual({ reasoning: '', text: '<' });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectWebGpu } from '../../src/providers/webllm/webgpu';
+import { detectWebGpu } from '../../../src/providers/webllm/webgpu';
 
 function fakeNavigator(adapter: unknown, options: { throws?: boolean } = {}) {
   const requested: unknown[] = [];

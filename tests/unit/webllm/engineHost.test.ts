@@ -3,10 +3,10 @@
  * caller and a remote (port) caller, turn-taking, per-caller Stop, cancel and worker death.
  */
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../src/providers/provider';
-import type { ChatCompletionChunk } from '../../src/providers/webllm/engine';
-import { EngineHost, type HostStatus } from '../../src/providers/webllm/engineHost';
-import { connectRemoteEngine } from '../../src/providers/webllm/remoteEngine';
+import { ProviderError } from '../../../src/providers/provider';
+import type { ChatCompletionChunk } from '../../../src/providers/webllm/engine';
+import { EngineHost, type HostStatus } from '../../../src/providers/webllm/engineHost';
+import { connectRemoteEngine } from '../../../src/providers/webllm/remoteEngine';
 
 const MODEL = 'Qwen3-0.6B-q4f32_1-MLC';
 
