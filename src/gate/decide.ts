@@ -147,7 +147,7 @@ function weakHoldout(evidence: Evidence, policy: PolicyThresholds, numbers: Numb
   }
   const nNeeded = casesNeededToPromote(needUp, evidence.splitRatio ?? DEFAULT_HOLDOUT_RATIO);
   const add = Math.max(1, nNeeded - evidence.scorable);
-  const reason = `${lead} with ${holdout.n} held-out cases even all improving cannot reach p ≤ ${formatP(policy.maxHoldoutP)}. Add ${plural(add, 'case', 'cases')} (${needUp} held out need ${nNeeded} in total).`;
+  const reason = `${lead} with ${holdout.n} held-out cases even all improving cannot reach p ≤ ${formatP(policy.maxHoldoutP)}. Add ${plural(add, 'case', 'cases')}: with ${nNeeded} in total, ${needUp} are held out.`;
   return stagedUnproven('weak_holdout', reason, numbers, { needed: { cases: add } });
 }
 
