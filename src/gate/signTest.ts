@@ -59,17 +59,24 @@ export function signTestTail(up: number, down: number): SignTail {
   return { n, tail, atUp: row[up] };
 }
 
+/** The same pieces as Numbers, exact while N ≤ 50; null beyond. */
+function numberTail(up: number, down: number): { n: number; tail: number; atUp: number } | null {
+  const n = up + down;
+  if (n > EXACT_NUMBER_LIMIT) return null;
+  const row = binomialRowNumber(n);
+  let tail = 0;
+  for (let k = up; k <= n; k++) tail += row[k];
+  return { n, tail, atUp: row[up] };
+}
+
 /** Exact one-sided sign test p-value; 1 when there is no discordant case. */
 export function signTestOneSided(up: number, down: number): number {
   assertCount('up', up);
   assertCount('down', down);
   const n = up + down;
   if (n === 0) return 1;
-  if (n > EXACT_NUMBER_LIMIT) return Number(signTestTail(up, down).tail) / 2 ** n;
-  const row = binomialRowNumber(n);
-  let tail = 0;
-  for (let k = up; k <= n; k++) tail += row[k];
-  return tail / 2 ** n;
+  const exact = numberTail(up, down);
+  return (exact ? exact.tail : Number(signTestTail(up, down).tail)) / 2 ** n;
 }
 
 /**
@@ -81,8 +88,10 @@ export function midP(up: number, down: number): number {
   assertCount('down', down);
   const n = up + down;
   if (n === 0) return 1;
-  const { tail, atUp } = signTestTail(up, down);
   // 2·tail − atUp over 2^(N+1) keeps the numerator an integer.
+  const exact = numberTail(up, down);
+  if (exact) return (2 * exact.tail - exact.atUp) / 2 ** (n + 1);
+  const { tail, atUp } = signTestTail(up, down);
   return Number(2n * tail - atUp) / 2 ** (n + 1);
 }
 
@@ -104,6 +113,10 @@ export function signTestWithin(up: number, down: number, max: number): boolean {
   if (Number.isNaN(max)) throw new RangeError('max must be a number');
   if (max >= 1) return true;
   if (max < 0) return false;
+  assertCount('up', up);
+  assertCount('down', down);
+  const exact = numberTail(up, down);
+  if (exact) return exact.tail <= Math.floor(max * 2 ** exact.n);
   const { n, tail } = signTestTail(up, down);
   return tail <= BigInt(Math.floor(max * 2 ** n));
 }
