@@ -36,6 +36,24 @@ export const VERDICT_CODES = [
 const everyCodeListed: Exclude<VerdictCode, (typeof VERDICT_CODES)[number]> extends never ? true : false = true;
 void everyCodeListed;
 
+/**
+ * Codes decided before any held-out case is read (branches 1–7). When a dev-only run already
+ * ends in one of these, replaying the holdout cannot change the verdict (at most more failed
+ * pairs would turn it into replay_failed), so the run stops and saves those requests.
+ */
+const SETTLED_BEFORE_HOLDOUT: ReadonlySet<VerdictCode> = new Set<VerdictCode>([
+  'no_cases',
+  'invalid_cases',
+  'too_few_cases',
+  'budget',
+  'replay_failed',
+  'ceiling',
+  'no_dev_gain',
+  'dev_harm',
+]);
+
+export const settledBeforeHoldout = (verdict: Verdict): boolean => SETTLED_BEFORE_HOLDOUT.has(verdict.code);
+
 type Numbers = Verdict['numbers'];
 type Extra = Pick<Verdict, 'needed'>;
 

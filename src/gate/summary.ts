@@ -49,12 +49,15 @@ export function isMeasured(result: CaseArms): boolean {
   return armScored(result.base, result.skill, false) && armScored(result.skill, result.base, true);
 }
 
+/** Checks an arm passed; a with-skill arm that did not fit the model passes none. */
+const passedOf = (arm: ArmResult) => (arm.status === 'too-long' ? 0 : arm.passed);
+
 /** The outcome of one case; replay code stores this, and every summary recomputes it. */
 export function caseOutcome(result: CaseArms): CaseOutcomeKind {
   if (!isMeasured(result)) return 'unmeasured';
   if (result.flags.includes(UNSTABLE_BASELINE_FLAG)) return 'tie';
-  const b = result.base.passed;
-  const s = result.skill.passed;
+  const b = passedOf(result.base);
+  const s = passedOf(result.skill);
   return s > b ? 'up' : s < b ? 'down' : 'tie';
 }
 
@@ -85,8 +88,8 @@ export function summarizeSide(results: CaseArms[]): SideSummary {
   const counts: { k: number; b: number; s: number }[] = [];
   for (const result of measured) {
     const k = result.checks;
-    const b = result.base.passed;
-    const s = result.skill.passed;
+    const b = passedOf(result.base);
+    const s = passedOf(result.skill);
     const outcome = caseOutcome(result);
     if (outcome === 'up') up++;
     else if (outcome === 'down') down++;
@@ -218,7 +221,7 @@ export function buildEvidence(facts: RunFacts): Evidence {
     firstError,
     providerLabel: facts.providerLabel,
     ...summarizeRun(results),
-    devAllFailBoth: devMeasured.length > 0 && devMeasured.every((result) => result.base.passed === 0 && result.skill.passed === 0),
+    devAllFailBoth: devMeasured.length > 0 && devMeasured.every((result) => passedOf(result.base) === 0 && passedOf(result.skill) === 0),
     splitRatio: facts.splitRatio,
   };
 }

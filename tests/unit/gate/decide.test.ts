@@ -4,10 +4,12 @@
  * boundaries, ordering and the other two policies.
  */
 import { describe, expect, it } from 'vitest';
-import { decide, formatP, VERDICT_CODES } from '../../../src/gate/decide';
+import { decide, formatP, settledBeforeHoldout, VERDICT_CODES } from '../../../src/gate/decide';
 import { POLICIES } from '../../../src/gate/policy';
+import { holdoutSize } from '../../../src/gate/split';
 import { buildEvidence } from '../../../src/gate/summary';
 import type { Evidence, Verdict, VerdictCode, VerdictWord } from '../../../src/gate/types';
+import { mulberry32 } from './helpers/cases';
 import { evidenceFor, failedPair, pair, splitFor, times } from './helpers/results';
 
 const standard = POLICIES.standard;
@@ -248,5 +250,36 @@ describe('decide: the other policies', () => {
 describe('formatP', () => {
   it('prints three significant digits', () => {
     expect([1, 0.5, 0.25, 0.0625, 0.109375, 0.1875, 0.00390625, 1e-9].map(formatP)).toEqual(['1', '0.5', '0.25', '0.0625', '0.109', '0.188', '0.00391', '< 0.0001']);
+  });
+});
+
+describe('settledBeforeHoldout', () => {
+  it('is true exactly for the branches decided on dev alone (1–7)', () => {
+    for (const fixture of FIXTURES) {
+      expect(settledBeforeHoldout(decide(fixture.evidence(), standard)), `branch ${fixture.branch}`).toBe(fixture.branch <= 7);
+    }
+  });
+
+  it('never stops early on a verdict the held-out cases could have changed (random runs)', () => {
+    const random = mulberry32(7);
+    const randomPair = (side: 'dev' | 'holdout') => {
+      if (random() < 0.05) return failedPair(side);
+      const k = 1 + Math.floor(random() * 3);
+      return pair(side, Math.floor(random() * (k + 1)), Math.floor(random() * (k + 1)), k);
+    };
+    let settled = 0;
+    for (let run = 0; run < 3000; run++) {
+      const n = 4 + Math.floor(random() * 10);
+      const dev = times(n - holdoutSize(n), () => randomPair('dev'));
+      const holdout = times(holdoutSize(n), () => randomPair('holdout'));
+      const split = splitFor([...dev, ...holdout]);
+      const early = decide(evidenceFor(dev, { split }), standard);
+      if (!settledBeforeHoldout(early)) continue;
+      settled++;
+      const full = decide(evidenceFor([...dev, ...holdout], { split }), standard);
+      expect([early.code, 'replay_failed']).toContain(full.code);
+      expect(full.verdict === early.verdict || full.code === 'replay_failed').toBe(true);
+    }
+    expect(settled).toBeGreaterThan(300);
   });
 });

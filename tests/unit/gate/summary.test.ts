@@ -38,6 +38,8 @@ describe('caseOutcome', () => {
   it('scores a with-skill arm that does not fit the model as given (0), but not a baseline that does not', () => {
     expect(caseOutcome(withArms(arm(1, 2), arm(0, 2, 'too-long'), 2, ['skill_too_long']))).toBe('down');
     expect(caseOutcome(withArms(arm(0, 2, 'too-long'), arm(0, 2, 'too-long')))).toBe('unmeasured');
+    // Whatever count the arm carries, a skill that did not fit passed nothing.
+    expect(caseOutcome(withArms(arm(1, 2), { ...arm(0, 2, 'too-long'), passed: 2 }))).toBe('down');
   });
 
   it('scores one empty arm as observed when the other answered, and two empty arms not at all', () => {
