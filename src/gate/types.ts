@@ -91,6 +91,11 @@ export interface Split {
   dev: SplitCase[];
   holdout: SplitCase[];
   excluded: ExcludedCase[];
+  /**
+   * Cases left out of this run by the cost cap (split.ts MAX_CASES_PER_RUN), in key order, each
+   * still on its side. Absent or empty = every scorable case runs.
+   */
+  notRun?: SplitCase[];
 }
 
 export type ArmStatus = 'ok' | 'error' | 'empty' | 'truncated' | 'too-long';
@@ -134,6 +139,11 @@ export interface SideSummary {
   meanBaseline: number;
   meanSkill: number;
   meanGain: number;
+  /**
+   * Sign of the mean gain computed on integers (a common denominator of the per-case gains), so
+   * "mean > 0" has no float rounding in it. decide() compares this, never `meanGain`.
+   */
+  gainSign: -1 | 0 | 1;
   /** Exact one-sided sign test, ties dropped. */
   p: number;
   midP: number;
@@ -141,6 +151,23 @@ export interface SideSummary {
   probHelps: number;
   /** How far one case moves the mean: 1/n (0 when n = 0). */
   resolution: number;
+}
+
+/** What the per-check diagnostics say about one check (summary.ts writes the sentences). */
+export type CheckDiagnosticKind = 'non_discriminating' | 'broken' | 'helps_here' | 'hurts_here' | 'flaky';
+
+/**
+ * One distinct check (same type, value and flags) across the measured cases that carry it, both
+ * arms counted separately.
+ */
+export interface CheckDiagnostic {
+  check: Check;
+  /** canonical JSON of {type, value, flags}: how identical checks on different cases are grouped. */
+  key: string;
+  caseIds: (string | number)[];
+  basePasses: number;
+  skillPasses: number;
+  diagnostics: { kind: CheckDiagnosticKind; text: string }[];
 }
 
 export type EvidencePolicy = 'lenient' | 'standard' | 'strict';
@@ -178,6 +205,8 @@ export interface Evidence {
   pooled: SideSummary;
   /** Dev cases where every check failed in both arms (the "checks may be wrong" hint). */
   devAllFailBoth: boolean;
+  /** Holdout ratio the split used (default 0.25); the "add N cases" advice is computed with it. */
+  splitRatio?: number;
 }
 
 export type VerdictWord = 'promoted' | 'staged' | 'rejected';
