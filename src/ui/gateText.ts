@@ -212,8 +212,8 @@ export function noiseLine(noise: { probes: number; flips: number }): string {
 }
 
 export const OUTCOME_TEXT: Record<CaseOutcomeKind, { badge: string; words: string }> = {
-  up: { badge: '↑', words: 'better with the skill' },
-  down: { badge: '↓', words: 'worse with the skill' },
+  up: { badge: '↑', words: 'better' },
+  down: { badge: '↓', words: 'worse' },
   tie: { badge: '=', words: 'same' },
   unmeasured: { badge: '–', words: 'not measured' },
 };
