@@ -32,8 +32,9 @@ export class CaseEditorState {
   #validate: () => ValidateCase;
 
   constructor(file: EvalsFile | null, validate: () => ValidateCase) {
-    // A private copy: the caller's record must not change while the user types.
-    this.#file = structuredClone(file ?? { evals: [] });
+    // A private plain copy (the caller may pass a $state proxy, which structuredClone refuses):
+    // the caller's record must not change while the user types.
+    this.#file = $state.snapshot(file ?? { evals: [] }) as EvalsFile;
     this.#validate = validate;
     this.rows = this.#file.evals.map((data) => this.#row(data, false));
   }
@@ -121,8 +122,14 @@ export class CaseEditorState {
     return invalid;
   }
 
-  /** The file to save: the original's other fields kept, the cases cleaned. */
+  /** The file to save: the original's other fields kept, edited cases cleaned, untouched ones as they were. */
   result(): EvalsFile {
-    return { ...this.#file, evals: this.rows.map((row) => cleanCase($state.snapshot(row.data) as EvalCase)) };
+    return {
+      ...this.#file,
+      evals: this.rows.map((row) => {
+        const data = $state.snapshot(row.data) as EvalCase;
+        return row.touched ? cleanCase(data) : data;
+      }),
+    };
   }
 }
