@@ -274,18 +274,6 @@ export interface GateCost {
   ms: number;
 }
 
-/** What one check did across the run, worded for the diagnostics list (docs/gate.md). */
-export type CheckDiagnosticKind = 'no-discrimination' | 'always-fails' | 'helps' | 'hurts' | 'flaky';
-
-export interface CheckDiagnostic {
-  caseId: string | number;
-  /** Index of the check in the case's `checks`. */
-  checkIndex: number;
-  /** The sentence shown, e.g. "passes only with the skill — this is where it helps". */
-  text: string;
-  kind: CheckDiagnosticKind;
-}
-
 /**
  * The full evidence of one completed run (IndexedDB `verdicts`). Written once when a run
  * ends; the UI, the index label and the export only read it. A verdict is about one

@@ -30,6 +30,7 @@ const side = (over: Partial<SideSummary> = {}): SideSummary => ({
   meanBaseline: 0.5,
   meanSkill: 1,
   meanGain: 0.5,
+  gainSign: 1,
   p: 0.25,
   midP: 0.125,
   probHelps: 0.875,
