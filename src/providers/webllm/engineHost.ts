@@ -379,7 +379,7 @@ export class EngineHost implements EngineAccess {
         send({ type: 'end', id });
       } catch (error) {
         const failure = toProviderError(error, { stage: 'generate', modelId: message.modelId, online: isOnline() });
-        send({ type: 'error', id, error: { kind: failure.kind, message: failure.message, hint: failure.hint } });
+        send({ type: 'error', id, error: { kind: failure.kind, message: failure.message, hint: failure.hint, details: failure.details } });
       } finally {
         sessions.delete(id);
       }
