@@ -31,6 +31,22 @@ export function replayProviderId(settings: { kind: 'openai-compatible' | 'webgpu
   }
 }
 
+export type ProviderLocality = 'webgpu' | 'local' | 'remote';
+
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127\./.test(hostname);
+}
+
+/** In this browser, on this machine (loopback HTTP), or hosted elsewhere. */
+export function providerLocality(providerId: string): ProviderLocality {
+  if (providerId.startsWith('webgpu:')) return 'webgpu';
+  try {
+    return isLoopbackHost(new URL(providerId).hostname) ? 'local' : 'remote';
+  } catch {
+    return 'remote';
+  }
+}
+
 /**
  * JSON with object keys sorted at every depth and undefined fields dropped, so equal requests
  * give equal text. Kept local until the gate has one shared canonical-JSON module.

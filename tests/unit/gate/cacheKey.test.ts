@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replayCacheKey, replayKeyText, replayProviderId, type ReplayKeyInput } from '../../../src/gate/cacheKey';
+import { providerLocality, replayCacheKey, replayKeyText, replayProviderId, type ReplayKeyInput } from '../../../src/gate/cacheKey';
 import { buildReplayMessages, gateParams } from '../../../src/gate/replayRequest';
 import type { ScorableCase } from '../../../src/gate/types';
 
@@ -64,5 +64,20 @@ describe('replayProviderId', () => {
     expect(replayProviderId({ kind: 'openai-compatible', baseUrl: 'https://user:pw@api.example.com/v1?x=1', model: 'x' })).toBe(
       'https://api.example.com/v1',
     );
+  });
+});
+
+describe('providerLocality', () => {
+  it.each([
+    ['webgpu:Qwen3-0.6B-q4f32_1-MLC', 'webgpu'],
+    ['http://localhost:11434/v1', 'local'],
+    ['http://127.0.0.1:1234/v1', 'local'],
+    ['http://[::1]:8080/v1', 'local'],
+    ['http://ollama.localhost/v1', 'local'],
+    ['http://192.168.1.20:11434/v1', 'remote'],
+    ['https://api.openai.com/v1', 'remote'],
+    ['not a url', 'remote'],
+  ])('%s is %s', (id, locality) => {
+    expect(providerLocality(id)).toBe(locality);
   });
 });
