@@ -75,6 +75,7 @@ class FakeClient {
         const client = this;
         const label = request.messages[0].content;
         this.created.push(label);
+        if (label === 'too-long') throw new Error('ContextWindowSizeExceededError: Prompt tokens exceed context window size');
         this.#interrupted = false;
         return (async function* () {
           yield chunk(`${label}:1`);
@@ -248,6 +249,14 @@ describe('EngineHost', () => {
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ kind: 'model' });
     expect(host.status.phase).toBe('error');
+  });
+
+  it('forwards a context-window failure to a remote caller marked contextTooLong', async () => {
+    const { host } = makeHost();
+    const remote = await connectRemoteEngine(host.connectPort('background')).acquire(MODEL);
+    const error = await remote.chat.completions.create(request('too-long')).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ kind: 'bad-request', contextTooLong: true });
   });
 
   it('forwards a load failure to a remote caller with its kind and hint', async () => {
