@@ -1,6 +1,6 @@
 import type { LedgerEntry, SkillFiles } from './ledger';
 import { skillLockKey, type SkillEngine } from './skillEngine';
-import type { LedgerActor } from './writeOrigin';
+import type { LedgerActor } from '../tools/writeContext';
 
 /**
  * Rolls back one ledger entry: the files it changed go back to their `before` side and the

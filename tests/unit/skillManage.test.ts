@@ -671,7 +671,7 @@ describe('records, ledger and approval around skill_manage', () => {
 
 describe('approval replay and rollback', () => {
   it('approving a staged write replays it through skill_manage; rejecting discards it', async () => {
-    const { approvePending, rejectPending } = await import('../../src/skills/approvals');
+    const { approvePending, rejectPending } = await import('../../src/tools/approvals');
     const t = createTestEngine({ writeApproval: 'all' });
     const staged = await t.manage({ action: 'create', name: 'my-skill', content: VALID_SKILL_CONTENT });
     const outcome = await approvePending(t.engine.pending, t.registry, staged.pending_id);

@@ -14,8 +14,8 @@ import { fuzzyFindAndReplace, formatNoMatchHint, filePreview } from '../fuzzyPat
 import { ALLOWED_SUBDIRS, CHANGE_DESCRIPTION_PREVIEW_CHARS, CHANGE_PATCH_PREVIEW_CHARS } from '../constants';
 import { ARCHIVE_DIR, SKILLS_ROOT, type CatalogEntry } from '../skillCatalog';
 import { captureFiles, type SkillFiles } from '../ledger';
-import { actorFor, isReview, type WriteContext } from '../writeOrigin';
-import { skillGist } from '../pendingWrites';
+import { actorFor, isReview, usageSourceFor, type WriteContext } from '../../tools/writeContext';
+import { skillGist } from '../skillGist';
 import { readSkillMeta } from '../skillDocument';
 import { scanSkillWrite } from '../writeScan';
 import { skillLockKey, type SkillEngine } from '../skillEngine';
@@ -440,7 +440,7 @@ export class SkillManageTool {
       after: new Map([...after].filter(([p]) => changedPaths.includes(p))),
       evidence: { ...(context.sessionId ? { session_id: context.sessionId } : {}) },
     });
-    const source = context.origin === 'review' ? 'review' : context.origin === 'import' ? 'import' : context.origin === 'user' ? 'user' : 'foreground';
+    const source = usageSourceFor(context.origin);
     await engine.committer.commit(
       `skill_manage ${action} ${write.name}`,
       { writes: [...write.writes.entries()], deletes: write.deletes },

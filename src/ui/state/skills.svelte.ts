@@ -12,7 +12,7 @@ import { skillLockKey } from '../../skills/skillEngine';
 import { restoreSkill } from '../../curator/curator';
 import type { CuratorActivity } from '../../review/activity';
 import { learning } from './learning.svelte';
-import { createWriteContext } from '../../skills/writeOrigin';
+import { createWriteContext } from '../../tools/writeContext';
 import { parseSkillFile } from '../../skills/frontmatter';
 import type { UsageRecord } from '../../skills/usageStore';
 import { textDecoder } from '../../storage/fileStore';
