@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
 import { planTransitions, scheduleDecision, defaultCuratorConfig, emptyCuratorState } from '../../src/curator/curatorRules';
-import { maybeRunCurator, restoreSkill, runCurator } from '../../src/curator/curator';
+import { maybeRunCurator, runCurator } from '../../src/curator/curator';
+import { restoreSkill } from '../../src/skills/skillLifecycle';
 import { emptyUsageRecord } from '../../src/skills/usageStore';
 import { MemoryRecordStore } from '../../src/storage/memoryRecordStore';
 import type { CuratorState } from '../../src/curator/curatorRules';
@@ -93,7 +94,7 @@ describe('curator lifecycle', () => {
     await runCurator(t.engine);
     expect(changes).toEqual([
       { skill: 'narrow', action: 'curator:stale', dir: 'skills/narrow' },
-      { skill: 'narrow', action: 'curator:archived', dir: 'skills/narrow' },
+      { skill: 'narrow', action: 'archive', dir: 'skills/narrow' },
     ]);
   });
 
