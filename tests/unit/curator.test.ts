@@ -83,7 +83,7 @@ describe('curator lifecycle', () => {
     expect((await runCurator(t.engine)).transitions).toEqual([]);
   });
 
-  it('change events name the folder that changed, so other tabs and the worker re-read it', async () => {
+  it('change events name the folder that changed (one per transition), so other tabs and the worker re-read it', async () => {
     const t = createTestEngine();
     await agentSkill(t, 'narrow');
     const changes: { skill: string; action: string; dir: string }[] = [];
@@ -96,6 +96,8 @@ describe('curator lifecycle', () => {
       { skill: 'narrow', action: 'curator:stale', dir: 'skills/narrow' },
       { skill: 'narrow', action: 'archive', dir: 'skills/narrow' },
     ]);
+    // The archive is the skill lifecycle's, recorded with the curator as actor.
+    expect((await t.engine.ledger.list('narrow')).at(-1)).toMatchObject({ actor: 'curator', action: 'archive', evidence: { reason: 'unused past the archive window' } });
   });
 
   it('test_dry_run_does_not_change_anything', async () => {
