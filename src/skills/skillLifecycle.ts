@@ -166,7 +166,14 @@ export async function deleteSkill(
         skill: name,
         action: 'delete',
         dir: skill.dir,
-        files: { actor: options.actor, label: `delete ${name}`, before, after: new Map(), changes: { writes: [], deletes: [...before.keys()] }, evidence: options.evidence },
+        files: {
+          actor: options.actor,
+          label: `delete ${name}`,
+          before,
+          after: new Map(),
+          changes: { writes: [], deletes: [...before.keys()] },
+          evidence: options.evidence,
+        },
         usage: [{ op: 'forget', name }],
         settle: async () => {
           await engine.files.deleteTree(skill.dir);

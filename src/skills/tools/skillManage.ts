@@ -460,7 +460,13 @@ export class SkillManageTool {
   }
 
   /** Both paths run the skill lifecycle under the lock this call already holds (skillLifecycle.ts). */
-  private async commitDelete(write: PreparedWrite, args: SkillManageArgs, context: WriteContext, before: SkillFiles, lock: HeldSkillLock): Promise<ToolOutcome> {
+  private async commitDelete(
+    write: PreparedWrite,
+    args: SkillManageArgs,
+    context: WriteContext,
+    before: SkillFiles,
+    lock: HeldSkillLock,
+  ): Promise<ToolOutcome> {
     const absorbed = typeof args.absorbed_into === 'string' ? args.absorbed_into.trim() : '';
     const suffix = absorbed ? ` Content absorbed into '${absorbed}'.` : '';
     if (isReview(context)) {
