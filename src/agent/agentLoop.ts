@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatProvider, ProviderError, ToolCall, ToolSpec } from '../providers/provider';
 import { fail, toJson } from '../tools/toolResult';
 import type { ToolRegistry } from '../tools/toolRegistry';
-import type { WriteContext } from '../skills/writeOrigin';
+import type { WriteContext } from '../tools/writeContext';
 import type { LearningCounters, LearningIntervals } from './learningCounters';
 
 /**

@@ -6,7 +6,7 @@
 import type { KnackServices } from './services';
 import { MemoryStore, type MemorySnapshot } from '../memory/memoryStore';
 import { memoryToolDefinition, type MemoryApprovalMode } from '../memory/memoryTool';
-import { PendingStore, type PendingWrite } from '../skills/pendingWrites';
+import { PendingStore, type PendingWrite } from '../tools/pendingWrites';
 import type { ToolDefinition } from '../tools/toolRegistry';
 
 export interface MemorySettings {

@@ -3,7 +3,7 @@ import { SkillCatalog } from '../skills/skillCatalog';
 import { RecordCatalogSnapshot } from '../skills/catalogSnapshot';
 import { UsageStore, systemClock, type Clock, type UsageRecord } from '../skills/usageStore';
 import { Ledger, type BlobRecord, type LedgerEntry } from '../skills/ledger';
-import { PendingStore, type PendingWrite } from '../skills/pendingWrites';
+import { PendingStore, type PendingWrite } from '../tools/pendingWrites';
 import { JournalCommitter } from '../skills/journalCommitter';
 import { applyCommitEffects } from '../skills/commitEffects';
 import type { ChangeCommitter } from '../skills/fileChanges';

@@ -3,7 +3,7 @@ import { zeroCounters, type ReviewKind } from '../agent/learningCounters';
 import type { ChatMessage, ChatProvider } from '../providers/provider';
 import { fail } from '../tools/toolResult';
 import { ToolRegistry, type ToolDefinition } from '../tools/toolRegistry';
-import { createWriteContext } from '../skills/writeOrigin';
+import { createWriteContext } from '../tools/writeContext';
 import { REVIEW_MAX_MODEL_CALLS, REVIEW_TOOLS, reviewPrompt } from './reviewPrompts';
 
 /**

@@ -4,7 +4,7 @@
  * tool from app/memoryServices.ts) with its original origin, so every check runs again;
  * Reject discards it. Both publish `pending-changed` so other tabs follow.
  */
-import type { PendingWrite } from '../../skills/pendingWrites';
+import type { PendingWrite } from '../../tools/pendingWrites';
 
 export type PendingResult = { ok: true; message: string } | { ok: false; error: string };
 
@@ -57,7 +57,7 @@ class PendingQueue {
     this.busyId = id;
     try {
       const { skills, registry, changes } = await this.#tools();
-      const { approvePending } = await import('../../skills/approvals');
+      const { approvePending } = await import('../../tools/approvals');
       const write = this.items.find((item) => item.id === id);
       const outcome = await approvePending(skills.engine.pending, registry, id);
       const result: PendingResult = outcome.success
@@ -76,7 +76,7 @@ class PendingQueue {
     this.busyId = id;
     try {
       const { skills, changes } = await this.#tools();
-      const { rejectPending } = await import('../../skills/approvals');
+      const { rejectPending } = await import('../../tools/approvals');
       const write = this.items.find((item) => item.id === id);
       await rejectPending(skills.engine.pending, id);
       const result: PendingResult = { ok: true, message: `Rejected: ${write?.gist ?? id}` };
