@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import {
   EVALS_LIMITS,
@@ -429,5 +430,18 @@ describe('scorableCases', () => {
     const file = parsed(fileText([caseWith({ checks: [{ type: 'not-icontains', value: 'Arial' }] })]));
     const { cases } = await scorableCases(file, noFiles);
     expect(cases[0].checks).toEqual([{ type: 'not_icontains', value: 'Arial' }]);
+  });
+});
+
+describe('docs/gate-cases.md', () => {
+  it('shows an example file that is valid, lint-free and fully scorable', async () => {
+    const doc = readFileSync(new URL('../../../docs/gate-cases.md', import.meta.url), 'utf8');
+    const example = /## Example\n\n```json\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(example).toBeDefined();
+    const result = await validateEvalsFile(example!, { readFile: noFiles, skillName: 'house-font' });
+    expect(result).toMatchObject({ ok: true, warnings: [] });
+    const { cases, excluded } = await scorableCases(parsed(example!), noFiles);
+    expect(excluded).toEqual([]);
+    expect(cases.map((item) => item.checks.length)).toEqual([2, 3]);
   });
 });
