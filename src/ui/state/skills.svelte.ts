@@ -4,8 +4,8 @@
  * Components read fields and call methods; every write goes through the skill engine
  * (`SkillManageTool` with the user's write context, `rollbackEntry`, the usage store).
  */
-import { services as storageServices } from '../../app/services';
-import { skillServices, type SkillServices } from '../../app/skillServices';
+import { appServices } from '../../app/services';
+import type { SkillServices } from '../../app/skillServices';
 import { rollbackEntry } from '../../skills/rollback';
 import { SkillManageTool, archiveSkill } from '../../skills/tools/skillManage';
 import { skillLockKey } from '../../skills/skillEngine';
@@ -94,10 +94,11 @@ class SkillsLibrary {
   start = (): Promise<SkillServices> => {
     this.#starting ??= (async () => {
       try {
-        const services = await skillServices();
+        const app = await appServices();
+        const services = await app.skills();
         this.#services = services;
         services.engine.catalog.onChange(() => this.#queueRefresh());
-        (await storageServices).changes.subscribe((change) => {
+        app.changes.subscribe((change) => {
           // Usage and verdicts change without touching the catalogue (counters, the gate).
           if (change.type === 'skill-changed' || change.type === 'verdict-changed') this.#queueRefresh();
         });
