@@ -17,7 +17,7 @@ import type { ProviderSettings } from '../providers/createProvider';
 import type { ChatMessage } from '../providers/provider';
 import { curatorActivity, reviewActivity, reviewTrigger, type ActivityRecord, type CuratorActivity, type CuratorMode } from './activity';
 import { stagedAny } from './reviewRun';
-import type { CuratorRunOptions } from './reviewWorkerApi';
+import type { CuratorRunOptions, ReviewWorkerApi } from './reviewWorkerApi';
 import { ReviewScheduler, type ReviewBackend, type ReviewRecord } from './reviewScheduler';
 
 export interface TurnReport {
@@ -42,6 +42,21 @@ export interface LearningNotice {
 export interface LearningBackend extends ReviewBackend {
   runCurator(options: CuratorRunOptions): Promise<CuratorRun>;
   maybeRunCurator(idleMs: number): Promise<CuratorRun | null>;
+}
+
+/**
+ * A backend that calls a ReviewWorkerApi implementation in this thread (unit tests, or any
+ * context without workers). There is no thread to terminate, so `reset` does nothing: the
+ * cancel already stopped the run.
+ */
+export function inThreadBackend(api: ReviewWorkerApi): LearningBackend {
+  return {
+    run: (request) => api.runReview(request),
+    cancel: (runId) => api.cancel(runId),
+    reset: () => undefined,
+    runCurator: (options) => api.runCurator(options),
+    maybeRunCurator: (idleMs) => api.maybeRunCurator(idleMs),
+  };
 }
 
 /** Remembers the last user input, optionally in storage shared by tabs (the UI's localStorage). */
