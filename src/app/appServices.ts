@@ -64,6 +64,28 @@ function once<T>(create: () => Promise<T>): () => Promise<T> {
   };
 }
 
+/** Approve and reject for the Pending view, on the context's one pending store and registry. */
+function pendingActions(storage: KnackServices, tools: () => Promise<ToolRegistry>): PendingActions {
+  const { pending } = storage.stores;
+  return {
+    async list() {
+      const list = await pending.list();
+      return list.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+    },
+    async approve(id) {
+      const [{ approvePending }, registry] = await Promise.all([import('../skills/approvals'), tools()]);
+      const outcome = await approvePending(pending, registry, id);
+      storage.changes.publish({ type: 'pending-changed' });
+      return outcome;
+    },
+    async reject(id) {
+      const { rejectPending } = await import('../skills/approvals');
+      await rejectPending(pending, id);
+      storage.changes.publish({ type: 'pending-changed' });
+    },
+  };
+}
+
 export async function createAppServices(
   storage: KnackServices,
   options: { context: AppContext; legacySettings?: LegacySettingsStorage | null },
@@ -103,25 +125,7 @@ export async function createAppServices(
         })
       : tabOnly('Chat services');
 
-  const { pending, activity } = storage.stores;
-  const pendingActions: PendingActions = {
-    async list() {
-      const list = await pending.list();
-      return list.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
-    },
-    async approve(id) {
-      const [{ approvePending }, registry] = await Promise.all([import('../skills/approvals'), tools()]);
-      const outcome = await approvePending(pending, registry, id);
-      storage.changes.publish({ type: 'pending-changed' });
-      return outcome;
-    },
-    async reject(id) {
-      const { rejectPending } = await import('../skills/approvals');
-      await rejectPending(pending, id);
-      storage.changes.publish({ type: 'pending-changed' });
-    },
-  };
-
+  const { activity } = storage.stores;
   if (context === 'tab') {
     // Keep the activity store small: old runs go once per start, off the critical path.
     void activity.prune().catch((error: unknown) => console.warn('[knack] pruning old activity failed', error));
@@ -133,7 +137,7 @@ export async function createAppServices(
     changes: storage.changes,
     settings,
     activity,
-    pending: pendingActions,
+    pending: pendingActions(storage, tools),
     curatorState: {
       read: () => settings.read('curator'),
       write: async (state) => void (await settings.update('curator', state)),

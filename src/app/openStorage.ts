@@ -1,13 +1,12 @@
 import { ChangeFeed } from '../storage/changes';
 import { openKnackDb, type KnackDb } from '../storage/db';
 import type { FileStore, LockManager } from '../storage/fileStore';
-import { IdbRecordStore } from '../storage/idbRecordStore';
 import { Journal, type IntentRecord, type RecoveryReport } from '../storage/journal';
 import { contextLiveness, type Liveness } from '../storage/liveness';
 import { OpfsFileStore } from '../storage/opfsFileStore';
 import { storageStatus } from '../storage/persistence';
 import type { RecordStore } from '../storage/recordStore';
-import { idbRecordStores, type RecordStoreOpener } from '../storage/recordStores';
+import { idbJournalIntents, idbRecordStores, type RecordStoreOpener } from '../storage/recordStores';
 import { WebLockManager } from '../storage/webLocks';
 import type { KnackServices } from './services';
 import { createKnackStores } from './knackStores';
@@ -87,7 +86,7 @@ export async function openStorage(options: { onFirstWrite?: () => void; recover:
       files: new OpfsFileStore({ liveness, onFirstWrite: options.onFirstWrite }),
       locks: new WebLockManager(),
       liveness,
-      intents: new IdbRecordStore<IntentRecord>(db, 'journal', { durability: 'strict' }),
+      intents: idbJournalIntents(db),
       open: idbRecordStores(db, { onFirstWrite: options.onFirstWrite }),
       db,
     },
