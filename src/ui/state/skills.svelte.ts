@@ -5,8 +5,8 @@
  * (skills/skillActions.ts), which lock, record and notify, so a method here only calls the
  * action, refreshes the view and shows the result.
  */
-import { services as storageServices } from '../../app/services';
-import { skillServices, type SkillServices } from '../../app/skillServices';
+import { appServices } from '../../app/services';
+import type { SkillServices } from '../../app/skillServices';
 import { SkillActions, type SkillActionResult } from '../../skills/skillActions';
 import type { CuratorActivity } from '../../review/activity';
 import { learning } from './learning.svelte';
@@ -92,11 +92,12 @@ class SkillsLibrary {
   start = (): Promise<SkillServices> => {
     this.#starting ??= (async () => {
       try {
-        const services = await skillServices();
+        const app = await appServices();
+        const services = await app.skills();
         this.#services = services;
         this.#actions = new SkillActions(services.engine);
         services.engine.catalog.onChange(() => this.#queueRefresh());
-        (await storageServices).changes.subscribe((change) => {
+        app.changes.subscribe((change) => {
           // Usage and verdicts change without touching the catalogue (counters, the gate).
           if (change.type === 'skill-changed' || change.type === 'verdict-changed') this.#queueRefresh();
         });
