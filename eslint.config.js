@@ -7,6 +7,11 @@ import tseslint from 'typescript-eslint';
 import svelte from 'eslint-plugin-svelte';
 import globals from 'globals';
 
+const SVELTE_FILES = ['**/*.svelte', '**/*.svelte.ts', '**/*.svelte.js'];
+
+// The plugin's recommended rules come without a `files` scope; they are for Svelte code only.
+const svelteRecommended = svelte.configs.recommended.map((config) => (config.rules && !config.files ? { ...config, files: SVELTE_FILES } : config));
+
 const sizeRules = {
   'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
   'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }],
@@ -18,7 +23,7 @@ export default tseslint.config(
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
-  ...svelte.configs.recommended,
+  ...svelteRecommended,
   {
     languageOptions: {
       ecmaVersion: 2023,
@@ -44,7 +49,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.svelte', '**/*.svelte.ts'],
+    files: SVELTE_FILES,
     languageOptions: {
       parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.svelte'] },
     },
@@ -60,6 +65,11 @@ export default tseslint.config(
     // Node-side code: configs, the bench runner, fixtures and tests run under Node too.
     files: ['*.config.{js,ts}', 'bench/**', 'tests/**'],
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
+  },
+  {
+    // CommonJS configs (dependency-cruiser reads only .cjs/.js configs through require).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: globals.node },
   },
 
   // ---- Earned size exceptions (one line each: why) ----
