@@ -19,7 +19,8 @@ const sizeRules = {
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'dev-dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'public/**', 'coverage/**'],
+    // Build output and reports (as in .gitignore), and public/ (static files served as they are).
+    ignores: ['dist/**', 'dist-*/**', 'dev-dist/**', 'bench/out/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'public/**', 'coverage/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
