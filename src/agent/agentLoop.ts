@@ -59,8 +59,77 @@ function iterationLimitMessage(limit: number): string {
   return `I stopped after ${limit} steps without reaching an answer. Tell me how to continue, or narrow the request, and I will pick up from here.`;
 }
 
+/** What one model call produced: its text, the tool calls it asked for, and how it ended. */
+interface ModelReply {
+  text: string;
+  calls: ToolCall[];
+  /** The user stopped the call (an abort finish or an aborted signal). */
+  stopped: boolean;
+  /** The call failed for another reason; `text` holds what streamed before the failure. */
+  error?: Error;
+}
+
+/** One model call, streamed: deltas and calls are reported as they arrive. */
+async function callModel(options: AgentTurnOptions, messages: ChatMessage[], tools: ToolSpec[]): Promise<ModelReply> {
+  const { provider, signal, onEvent } = options;
+  const reply: ModelReply = { text: '', calls: [], stopped: false };
+  try {
+    const stream = provider.stream({
+      messages: [{ role: 'system', content: options.systemPrompt }, ...messages],
+      tools: tools.length ? tools : undefined,
+      temperature: options.temperature,
+      signal,
+    });
+    for await (const part of stream) {
+      if (part.type === 'text-delta') {
+        reply.text += part.text;
+        onEvent?.({ type: 'text-delta', text: part.text });
+      } else if (part.type === 'reasoning-delta') {
+        onEvent?.({ type: 'reasoning-delta', text: part.text });
+      } else if (part.type === 'tool-call') {
+        reply.calls.push(part.call);
+        onEvent?.({ type: 'tool-call', call: part.call });
+      } else if (part.type === 'finish' && part.reason === 'abort') {
+        reply.stopped = true;
+      }
+    }
+  } catch (error) {
+    if (signal?.aborted) reply.stopped = true;
+    else reply.error = error instanceof Error ? error : new Error(String(error));
+  }
+  if (signal?.aborted) reply.stopped = true;
+  return reply;
+}
+
+
+/**
+ * Runs the calls of one model reply in order, adding a tool message for each. Returns false
+ * when the user stopped the turn between calls (the calls left are not run).
+ */
+async function runToolCalls(
+  options: AgentTurnOptions,
+  calls: ToolCall[],
+  counters: LearningCounters,
+  emitMessage: (message: ChatMessage) => void,
+): Promise<boolean> {
+  const { registry, context, signal, onEvent } = options;
+  for (const call of calls) {
+    if (signal?.aborted) return false;
+    const outcome = call.parseError
+      ? fail(`Your tool call could not be read: ${call.parseError}. Send it again as valid JSON.`)
+      : await registry.dispatchOutcome(call.name, call.arguments, context);
+    const output = toJson(outcome);
+    // Hermes resets on dispatch, even when the call then fails validation.
+    if (!call.parseError && call.name === 'skill_manage') counters.itersSinceSkill = 0;
+    if (!call.parseError && call.name === 'memory') counters.turnsSinceMemory = 0;
+    onEvent?.({ type: 'tool-result', call, result: output, success: outcome.success === true, outcome });
+    emitMessage({ role: 'tool', content: output, toolCallId: call.id, name: call.name });
+  }
+  return true;
+}
+
 export async function runAgentTurn(options: AgentTurnOptions): Promise<TurnResult> {
-  const { provider, registry, context, signal, onEvent } = options;
+  const { registry, signal, onEvent } = options;
   const counters = { ...options.counters };
   const hasSkillManage = registry.get('skill_manage') !== undefined && options.intervals.creationNudgeInterval > 0;
   const hasMemory = registry.get('memory') !== undefined && options.intervals.memoryNudgeInterval > 0;
@@ -89,37 +158,12 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<TurnResul
     modelCalls += 1;
     onEvent?.({ type: 'model-call', iteration });
 
-    let text = '';
-    const calls: ToolCall[] = [];
-    let stopped = false;
-    try {
-      const stream = provider.stream({
-        messages: [{ role: 'system', content: options.systemPrompt }, ...options.history, ...added],
-        tools: tools.length ? tools : undefined,
-        temperature: options.temperature,
-        signal,
-      });
-      for await (const part of stream) {
-        if (part.type === 'text-delta') {
-          text += part.text;
-          onEvent?.({ type: 'text-delta', text: part.text });
-        } else if (part.type === 'reasoning-delta') {
-          onEvent?.({ type: 'reasoning-delta', text: part.text });
-        } else if (part.type === 'tool-call') {
-          calls.push(part.call);
-          onEvent?.({ type: 'tool-call', call: part.call });
-        } else if (part.type === 'finish' && part.reason === 'abort') {
-          stopped = true;
-        }
-      }
-    } catch (error) {
-      if (signal?.aborted) stopped = true;
-      else {
-        if (text) emitMessage({ role: 'assistant', content: text });
-        return result('error', null, error instanceof Error ? error : new Error(String(error)));
-      }
+    const { text, calls, stopped, error } = await callModel(options, [...options.history, ...added], tools);
+    if (error) {
+      if (text) emitMessage({ role: 'assistant', content: text });
+      return result('error', null, error);
     }
-    if (stopped || signal?.aborted) {
+    if (stopped) {
       // Keep what was said before Stop; the calls it had started are not run.
       if (text) emitMessage({ role: 'assistant', content: text });
       return result('stopped', null);
@@ -132,18 +176,7 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<TurnResul
     }
 
     emitMessage({ role: 'assistant', content: text, toolCalls: calls });
-    for (const call of calls) {
-      if (signal?.aborted) return result('stopped', null);
-      const outcome = call.parseError
-        ? fail(`Your tool call could not be read: ${call.parseError}. Send it again as valid JSON.`)
-        : await registry.dispatchOutcome(call.name, call.arguments, context);
-      const output = toJson(outcome);
-      // Hermes resets on dispatch, even when the call then fails validation.
-      if (!call.parseError && call.name === 'skill_manage') counters.itersSinceSkill = 0;
-      if (!call.parseError && call.name === 'memory') counters.turnsSinceMemory = 0;
-      onEvent?.({ type: 'tool-result', call, result: output, success: outcome.success === true, outcome });
-      emitMessage({ role: 'tool', content: output, toolCallId: call.id, name: call.name });
-    }
+    if (!(await runToolCalls(options, calls, counters, emitMessage))) return result('stopped', null);
   }
   const notice = iterationLimitMessage(options.maxIterations);
   emitMessage({ role: 'assistant', content: notice });

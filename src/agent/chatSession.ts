@@ -6,11 +6,11 @@
  * learning loop. It reports what changed through one listener; the UI renders that.
  * Plain TypeScript, no DOM (SPEC §2): it runs the same under Vitest with in-memory stores.
  */
-import { DEFAULT_MAX_ITERATIONS, runAgentTurn, type TurnEnd } from './agentLoop';
+import { DEFAULT_MAX_ITERATIONS, runAgentTurn, type AgentEvent, type TurnEnd } from './agentLoop';
 import type { LearningCounters, LearningIntervals } from './learningCounters';
 import { buildSkillInvocation } from '../skills/skillInvocation';
 import { ProviderError, type ChatMessage as ModelMessage, type ChatProvider, type ToolCall } from '../providers/provider';
-import type { ChatSession as SessionRecord, SessionStore, StoredToolCall } from '../sessions/sessionStore';
+import type { ChatMessage as StoredMessage, ChatSession as SessionRecord, NewMessage, SessionStore, StoredToolCall } from '../sessions/sessionStore';
 import type { ToolRegistry } from '../tools/toolRegistry';
 import { createWriteContext } from '../tools/writeContext';
 
@@ -146,6 +146,49 @@ function storedCalls(calls: ToolCall[] | undefined): StoredToolCall[] | undefine
   return calls?.map(({ id, name, arguments: args }) => ({ id, name, arguments: args }));
 }
 
+/** A stored message as a chat line (the `stopped` mark included). */
+export function lineFromStored(message: StoredMessage): ChatLine {
+  return {
+    id: message.id,
+    seq: message.seq,
+    role: message.role,
+    content: message.content,
+    ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}),
+    ...(message.toolCallId !== undefined ? { toolCallId: message.toolCallId } : {}),
+    ...(message.name !== undefined ? { name: message.name } : {}),
+    ...((message as { stopped?: unknown }).stopped === true ? { stopped: true } : {}),
+  };
+}
+
+/** A message the agent loop added, as a chat line with a local id until it is stored. */
+export function lineFromModel(message: ModelMessage, id: string, seq: number): ChatLine {
+  return {
+    id,
+    seq,
+    role: message.role,
+    content: message.content,
+    ...(message.toolCalls?.length ? { toolCalls: storedCalls(message.toolCalls)! } : {}),
+    ...(message.toolCallId !== undefined ? { toolCallId: message.toolCallId } : {}),
+    ...(message.name !== undefined ? { name: message.name } : {}),
+  };
+}
+
+/** What the session store keeps of a line: no id, place or display marks. */
+export function messageToStore(line: ChatLine): NewMessage {
+  return {
+    role: line.role,
+    content: line.content,
+    ...(line.toolCalls ? { toolCalls: line.toolCalls } : {}),
+    ...(line.toolCallId !== undefined ? { toolCallId: line.toolCallId } : {}),
+    ...(line.name !== undefined ? { name: line.name } : {}),
+  };
+}
+
+interface TurnOutcome {
+  end: TurnEnd;
+  problem: TurnProblem | null;
+}
+
 export class ChatController {
   #session: SessionRecord | null = null;
   #lines: ChatLine[] = [];
@@ -164,16 +207,7 @@ export class ChatController {
     if (!session) throw new Error('This chat no longer exists (it may have been deleted in another tab).');
     const controller = new ChatController(deps);
     controller.#session = session;
-    controller.#lines = (await deps.store.messages(sessionId)).map((m) => ({
-      id: m.id,
-      seq: m.seq,
-      role: m.role,
-      content: m.content,
-      ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}),
-      ...(m.toolCallId !== undefined ? { toolCallId: m.toolCallId } : {}),
-      ...(m.name !== undefined ? { name: m.name } : {}),
-      ...((m as { stopped?: unknown }).stopped === true ? { stopped: true } : {}),
-    }));
+    controller.#lines = (await deps.store.messages(sessionId)).map(lineFromStored);
     return controller;
   }
 
@@ -307,91 +341,94 @@ export class ChatController {
     if (this.#stopRequested) abort.abort();
     this.#stopRequested = false;
     if (!options.announced) this.#emit({ type: 'turn-start' });
-    let end: TurnEnd = 'error';
-    let problem: TurnProblem | null = null;
+    let outcome: TurnOutcome = { end: 'error', problem: null };
     try {
-      const session = this.#session!;
-      this.deps.learning.beforeUserTurn(session.id);
-      const systemPrompt = await this.#systemPrompt(session);
-      const provider = await this.deps.provider();
-      const history = toModelHistory(this.#lines);
-      const before = this.#lines.length;
-      let persisted: Promise<unknown> = Promise.resolve();
-      let draft = '';
-      const intervals = this.deps.intervals();
-      const result = await runAgentTurn({
-        provider,
-        registry: this.deps.registry,
-        context: createWriteContext('foreground', session.id),
-        systemPrompt,
-        history,
-        counters: { itersSinceSkill: session.itersSinceSkill, turnsSinceMemory: session.turnsSinceMemory },
-        intervals,
-        maxIterations: this.deps.maxIterations ?? DEFAULT_MAX_ITERATIONS,
-        signal: abort.signal,
-        ...(this.deps.temperature !== undefined ? { temperature: this.deps.temperature } : {}),
-        onEvent: (event) => {
-          if (event.type === 'model-call') {
-            draft = '';
-            this.#emit({ type: 'draft', text: '' });
-          } else if (event.type === 'text-delta') {
-            draft += event.text;
-            this.#emit({ type: 'draft', text: draft });
-          } else if (event.type === 'message') {
-            const message = event.message;
-            const line: ChatLine = {
-              id: this.#localId(),
-              seq: this.#nextSeq(),
-              role: message.role,
-              content: message.content,
-              ...(message.toolCalls?.length ? { toolCalls: storedCalls(message.toolCalls)! } : {}),
-              ...(message.toolCallId !== undefined ? { toolCallId: message.toolCallId } : {}),
-              ...(message.name !== undefined ? { name: message.name } : {}),
-            };
-            this.#lines.push(line);
-            draft = '';
-            this.#emit({ type: 'draft', text: '' });
-            this.#emitLines();
-            // Appends run one after another, in the order the loop produced them.
-            persisted = persisted.then(async () => {
-              const stored = await this.deps.store.append(session.id, {
-                role: line.role,
-                content: line.content,
-                ...(line.toolCalls ? { toolCalls: line.toolCalls } : {}),
-                ...(line.toolCallId !== undefined ? { toolCallId: line.toolCallId } : {}),
-                ...(line.name !== undefined ? { name: line.name } : {}),
-              });
-              line.id = stored.id;
-              line.seq = stored.seq;
-            });
-          }
-        },
-      });
-      await persisted;
-      end = result.end;
-      if (result.error) problem = problemOf(result.error);
-      if (end === 'stopped') await this.#markStopped(before);
-      const counters = await this.deps.learning.afterTurn({
-        sessionId: session.id,
-        messages: toModelHistory(this.#lines),
-        systemPrompt,
-        counters: result.counters,
-        intervals,
-        end,
-        finalReply: result.finalReply,
-      });
-      this.#session = await this.deps.store.updateCounters(session.id, counters);
+      outcome = await this.#runTurn(this.#session!, abort.signal);
     } catch (error) {
-      end = abort.signal.aborted ? 'stopped' : 'error';
-      problem = end === 'error' ? problemOf(error) : null;
-      if (end === 'stopped') await this.#markStopped(this.#lines.length).catch(() => undefined);
+      outcome = await this.#turnFailed(error, abort.signal);
     } finally {
       this.#abort = null;
       this.#running = false;
       this.#emit({ type: 'draft', text: '' });
       this.#emitLines();
-      this.#emit({ type: 'turn-end', end, problem });
+      this.#emit({ type: 'turn-end', end: outcome.end, problem: outcome.problem });
     }
+  }
+
+  /** The agent loop for the session, its messages stored, then the learning loop's report. */
+  async #runTurn(session: SessionRecord, signal: AbortSignal): Promise<TurnOutcome> {
+    this.deps.learning.beforeUserTurn(session.id);
+    const systemPrompt = await this.#systemPrompt(session);
+    const provider = await this.deps.provider();
+    const history = toModelHistory(this.#lines);
+    const before = this.#lines.length;
+    const recorder = this.#turnRecorder(session.id);
+    const intervals = this.deps.intervals();
+    const result = await runAgentTurn({
+      provider,
+      registry: this.deps.registry,
+      context: createWriteContext('foreground', session.id),
+      systemPrompt,
+      history,
+      counters: { itersSinceSkill: session.itersSinceSkill, turnsSinceMemory: session.turnsSinceMemory },
+      intervals,
+      maxIterations: this.deps.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+      signal,
+      ...(this.deps.temperature !== undefined ? { temperature: this.deps.temperature } : {}),
+      onEvent: recorder.onEvent,
+    });
+    await recorder.stored();
+    const end = result.end;
+    const problem = result.error ? problemOf(result.error) : null;
+    if (end === 'stopped') await this.#markStopped(before);
+    const counters = await this.deps.learning.afterTurn({
+      sessionId: session.id,
+      messages: toModelHistory(this.#lines),
+      systemPrompt,
+      counters: result.counters,
+      intervals,
+      end,
+      finalReply: result.finalReply,
+    });
+    this.#session = await this.deps.store.updateCounters(session.id, counters);
+    return { end, problem };
+  }
+
+  /**
+   * Feeds the loop's events to the chat: the draft of the call in progress, and a line per
+   * message, stored one after another in the order the loop produced them.
+   */
+  #turnRecorder(sessionId: string): { onEvent: (event: AgentEvent) => void; stored: () => Promise<unknown> } {
+    let persisted: Promise<unknown> = Promise.resolve();
+    let draft = '';
+    const onEvent = (event: AgentEvent): void => {
+      if (event.type === 'model-call') {
+        draft = '';
+        this.#emit({ type: 'draft', text: '' });
+      } else if (event.type === 'text-delta') {
+        draft += event.text;
+        this.#emit({ type: 'draft', text: draft });
+      } else if (event.type === 'message') {
+        const line = lineFromModel(event.message, this.#localId(), this.#nextSeq());
+        this.#lines.push(line);
+        draft = '';
+        this.#emit({ type: 'draft', text: '' });
+        this.#emitLines();
+        persisted = persisted.then(async () => {
+          const stored = await this.deps.store.append(sessionId, messageToStore(line));
+          line.id = stored.id;
+          line.seq = stored.seq;
+        });
+      }
+    };
+    return { onEvent, stored: () => persisted };
+  }
+
+  /** A turn that threw: stopped when the user aborted it (the reply is marked), else an error. */
+  async #turnFailed(error: unknown, signal: AbortSignal): Promise<TurnOutcome> {
+    if (!signal.aborted) return { end: 'error', problem: problemOf(error) };
+    await this.#markStopped(this.#lines.length).catch(() => undefined);
+    return { end: 'stopped', problem: null };
   }
 
   /** The reply the user stopped: its last assistant line is marked; with none, a local marker. */

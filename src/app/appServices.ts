@@ -14,7 +14,7 @@ import type { PendingWrite } from '../tools/pendingWrites';
 import type { ToolOutcome } from '../tools/toolResult';
 import type { ToolRegistry } from '../tools/toolRegistry';
 import type { CuratorState } from '../curator/curatorRules';
-import type { KnackServices } from './services';
+import type { KnackServices } from './storageServices';
 import { createSettingsService, type KnackSettingsService, type LegacySettingsStorage } from './settings';
 import type { SkillServices } from './skillServices';
 import type { MemoryServices } from './memoryServices';

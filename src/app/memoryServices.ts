@@ -4,7 +4,7 @@
  * `pending-changed`). The memory settings come from the settings service on every call, so a
  * change made anywhere applies to the next write.
  */
-import type { KnackServices } from './services';
+import type { KnackServices } from './storageServices';
 import type { KnackSettingsService } from './settings';
 import { MemoryStore, type MemorySnapshot } from '../memory/memoryStore';
 import { memoryToolDefinition } from '../memory/memoryTool';

@@ -8,7 +8,7 @@ import { storageStatus } from '../storage/persistence';
 import type { RecordStore } from '../storage/recordStore';
 import { idbJournalIntents, idbRecordStores, type RecordStoreOpener } from '../storage/recordStores';
 import { WebLockManager } from '../storage/webLocks';
-import type { KnackServices } from './services';
+import type { KnackServices } from './storageServices';
 import { createKnackStores } from './knackStores';
 import { applyCommitEffects, isCommitEffects } from '../skills/commitEffects';
 

@@ -4,31 +4,10 @@
  * (app/appServices.ts) is everything built on it. UI state modules reach both through the one
  * accessor `appServices()` and call domain methods; they never construct services themselves.
  */
-import type { ChangeFeed } from '../storage/changes';
-import type { KnackDb } from '../storage/db';
-import type { FileStore, LockManager } from '../storage/fileStore';
-import type { Journal, RecoveryReport } from '../storage/journal';
-import type { StorageStatus } from '../storage/persistence';
-import type { KnackStores } from './knackStores';
 import type { AppServices } from './appServices';
+import type { KnackServices } from './storageServices';
 
-export interface KnackServices {
-  /** OPFS: skills/ and memories/ (atomic writes). */
-  files: FileStore;
-  /** Web Locks: `skill:<name>`, `memory` (see storage/webLocks.ts). */
-  locks: LockManager;
-  /** The IndexedDB database `knack` (schema in storage/db.ts); absent on in-memory storage. */
-  db?: KnackDb;
-  /** The context's typed record stores: one ledger, usage store, pending store, activity log. */
-  stores: KnackStores;
-  /** All-or-nothing multi-file operations. */
-  journal: Journal;
-  /** Change events across tabs and workers (BroadcastChannel `knack-changes`). */
-  changes: ChangeFeed;
-  /** What start-up recovery did (intents completed or undone, temp files swept). */
-  recovery: RecoveryReport;
-  storageStatus(): Promise<StorageStatus>;
-}
+export type { KnackServices } from './storageServices';
 
 let resolveServices!: (value: KnackServices) => void;
 let rejectServices!: (reason: unknown) => void;

@@ -6,7 +6,7 @@
  * events come back to us through the change feed (it also delivers to local subscribers), so
  * they are counted out and skipped. The index is saved when the page is hidden.
  */
-import type { KnackServices } from './services';
+import type { KnackServices } from './storageServices';
 import { IdbSessionBackend } from '../sessions/idbSessionBackend';
 import { IdbSearchIndexPersistence } from '../sessions/searchIndexPersistence';
 import { SessionSearch } from '../sessions/sessionSearch';

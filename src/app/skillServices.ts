@@ -1,4 +1,4 @@
-import type { KnackServices } from './services';
+import type { KnackServices } from './storageServices';
 import type { KnackSettingsService } from './settings';
 import { SkillCatalog } from '../skills/skillCatalog';
 import { RecordCatalogSnapshot } from '../skills/catalogSnapshot';

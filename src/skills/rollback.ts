@@ -1,7 +1,7 @@
 import type { LedgerActor } from '../tools/writeContext';
 import type { LedgerEntry, SkillFiles } from './ledger';
 import type { SkillEngine } from './skillEngine';
-import type { LifecycleFailure, SkillChange } from './skillLifecycle';
+import type { LifecycleFailure, SkillChange } from './skillChange';
 
 /**
  * The plan of a rollback, for the lifecycle's commit path (skillLifecycle.ts `rollbackEntry`):

@@ -1,8 +1,10 @@
 import type { LedgerActor } from '../tools/writeContext';
-import { applyCommitEffects, type UsageEffect } from './commitEffects';
-import type { FileChangeSet } from './fileChanges';
+import { applyCommitEffects } from './commitEffects';
 import { captureFiles, type LedgerEntry, type SkillFiles } from './ledger';
 import { planRollbackChange } from './rollback';
+import type { LifecycleFailure, SkillChange } from './skillChange';
+
+export type { LifecycleFailure, SkillChange } from './skillChange';
 import { ARCHIVE_DIR, SKILLS_ROOT } from './skillCatalog';
 import { skillLockKey, type SkillEngine } from './skillEngine';
 import type { SkillState } from './usageStore';
@@ -14,7 +16,6 @@ import type { SkillState } from './usageStore';
  * that takes the lock, writes the ledger entry with the files, updates the catalogue and tells
  * the other contexts (`engine.onChange`). Callers never lock or notify by hand.
  */
-export type LifecycleFailure = { success: false; error: string };
 
 /**
  * Proof that the caller runs inside `withSkillLock` for `skill`. Web Locks are not re-entrant,
@@ -50,31 +51,6 @@ export function withSkillLock<T>(engine: SkillEngine, skill: string, work: (lock
       lock.release();
     }
   });
-}
-
-/** One change to one skill, planned under its lock. */
-export interface SkillChange<T> {
-  skill: string;
-  /** The ledger entry's action and the change event's action. */
-  action: string;
-  /** The folder the change event names, so other contexts re-read it. */
-  dir: string;
-  /** Files to change and the two sides of the ledger entry; absent for record-only changes. */
-  files?: {
-    actor: LedgerActor;
-    /** Journal label of the change. */
-    label: string;
-    before: SkillFiles;
-    after: SkillFiles;
-    changes: FileChangeSet;
-    evidence?: Record<string, unknown>;
-    rollbackOf?: string;
-  };
-  /** Usage-record updates, applied with the files (or alone for a record-only change). */
-  usage?: UsageEffect[];
-  /** Work after the commit point: tidying folders, updating the catalogue. */
-  settle?: () => Promise<void>;
-  result: T;
 }
 
 export type CommittedChange<T> = { success: true; entry: LedgerEntry | null; result: T };

@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { ChatController, skillInvocationOf, titleFrom, toModelHistory, type ChatSessionDeps, type ChatSessionEvent, type TurnLearning } from '../../src/agent/chatSession';
+import {
+  ChatController,
+  lineFromModel,
+  lineFromStored,
+  messageToStore,
+  skillInvocationOf,
+  titleFrom,
+  toModelHistory,
+ 
+  type ChatSessionDeps,
+  type ChatSessionEvent,
+  type TurnLearning,
+} from '../../src/agent/chatSession';
 import { sessionPromptBuilder } from '../../src/agent/sessionPrompt';
 import { MemorySessionBackend } from '../../src/sessions/memorySessionBackend';
 import { SessionStore } from '../../src/sessions/sessionStore';
@@ -235,5 +247,26 @@ describe('chat session', () => {
     const long = titleFrom('a '.repeat(10) + 'really long question about the way the index ranks skills by relevance');
     expect(long.length).toBeLessThanOrEqual(61);
     expect(long.endsWith('…')).toBe(true);
+  });
+});
+
+describe('chat lines and stored messages', () => {
+  it('stores what the model said, drops what only the chat needs, and reads it back', () => {
+    const line = lineFromModel(
+      { role: 'assistant', content: 'checking', toolCalls: [{ id: 'c1', name: 'memory', arguments: '{}', parseError: 'bad' }] },
+      'local:1',
+      4,
+    );
+    expect(line).toEqual({ id: 'local:1', seq: 4, role: 'assistant', content: 'checking', toolCalls: [{ id: 'c1', name: 'memory', arguments: '{}' }] });
+    const stopped = { ...line, stopped: true, transient: true };
+    expect(messageToStore(stopped)).toEqual({ role: 'assistant', content: 'checking', toolCalls: [{ id: 'c1', name: 'memory', arguments: '{}' }] });
+    const stored = { ...messageToStore(line), id: 'm9', sessionId: 's1', seq: 4, createdAt: 1, stopped: true };
+    expect(lineFromStored(stored)).toEqual({ ...line, id: 'm9', stopped: true });
+  });
+
+  it('keeps a tool result tied to its call', () => {
+    const line = lineFromModel({ role: 'tool', content: '{"success":true}', toolCallId: 'c1', name: 'memory' }, 'local:2', 5);
+    expect(messageToStore(line)).toEqual({ role: 'tool', content: '{"success":true}', toolCallId: 'c1', name: 'memory' });
+    expect(lineFromModel({ role: 'assistant', content: 'hi', toolCalls: [] }, 'local:3', 6)).not.toHaveProperty('toolCalls');
   });
 });

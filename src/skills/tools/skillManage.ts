@@ -1,63 +1,26 @@
 import { createTwoFilesPatch } from 'diff';
-import { fail, ok, type ToolFailure, type ToolOutcome, type ToolSuccess } from '../../tools/toolResult';
-import { textDecoder, textEncoder } from '../../storage/fileStore';
-import {
-  resolveSkillTarget,
-  validateCategory,
-  validateContentSize,
-  validateFilePath,
-  validateFileBytes,
-  validateFrontmatter,
-  validateName,
-} from '../validation';
-import { fuzzyFindAndReplace, formatNoMatchHint, filePreview } from '../fuzzyPatch';
-import { ALLOWED_SUBDIRS, CHANGE_DESCRIPTION_PREVIEW_CHARS, CHANGE_PATCH_PREVIEW_CHARS } from '../constants';
-import { SKILLS_ROOT, type CatalogEntry } from '../skillCatalog';
+import { fail, ok, type ToolOutcome } from '../../tools/toolResult';
+import { textDecoder } from '../../storage/fileStore';
+import { type CatalogEntry } from '../skillCatalog';
 import { captureFiles, type SkillFiles } from '../ledger';
 import { actorFor, isReview, usageSourceFor, type WriteContext } from '../../tools/writeContext';
 import { skillGist } from '../skillGist';
-import { readSkillMeta } from '../skillDocument';
 import { scanSkillWrite } from '../writeScan';
 import type { SkillEngine } from '../skillEngine';
 import { archiveSkill, deleteSkill, withSkillLock, type HeldSkillLock } from '../skillLifecycle';
+import {
+  PREPARE_BY_ACTION,
+  SKILL_ACTIONS,
+  absorbedInto,
+  describe,
+  str,
+  type Prepared,
+  type PreparedWrite,
+  type SkillAction,
+  type SkillManageArgs,
+} from './skillManagePrepare';
 
-/**
- * `skill_manage`: create, edit, patch, delete, write_file, remove_file — Hermes' check order,
- * messages and result shapes (reference/hermes-spec.md §2–§3), on Knack's storage.
- *
- * Differences that are Knack's on purpose: every model write is scanned (before it is
- * published, so a blocked write never touches the store); `create` refuses descriptions over
- * 60 characters; review deletes archive; every mutation lands in the ledger.
- */
-export interface SkillManageArgs {
-  action?: unknown;
-  name?: unknown;
-  content?: unknown;
-  category?: unknown;
-  old_string?: unknown;
-  new_string?: unknown;
-  replace_all?: unknown;
-  file_path?: unknown;
-  file_content?: unknown;
-  absorbed_into?: unknown;
-}
-
-export const SKILL_ACTIONS = ['create', 'edit', 'patch', 'delete', 'write_file', 'remove_file'] as const;
-type SkillAction = (typeof SKILL_ACTIONS)[number];
-
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-
-function notFound(name: string, suffix = ''): string {
-  return `Skill '${name}' not found. Use skills_list() to see available skills.${suffix}`;
-}
-
-function preview(text: string, limit: number): string {
-  return text.length > limit ? `${text.slice(0, limit)}…` : text;
-}
-
-function describe(content: string): string {
-  return readSkillMeta(content).description ?? '';
-}
+export { SKILL_ACTIONS, type SkillManageArgs } from './skillManagePrepare';
 
 /** Hermes' ownership guard for the review agent (newest rule: only agent-created, unpinned). */
 async function reviewOwnershipRefusal(engine: SkillEngine, action: string, name: string): Promise<string | null> {
@@ -81,53 +44,18 @@ async function reviewOwnershipRefusal(engine: SkillEngine, action: string, name:
   return null;
 }
 
-function readBeforeWriteRefusal(context: WriteContext, action: string, name: string, path: string, label: string): ToolFailure | null {
-  // An approved replay was checked when it was staged; the user has seen the diff since.
-  if (!isReview(context) || context.readPaths.has(path) || context.replayingApproval) return null;
-  return fail(
-    `Refusing background curator ${action} for skill '${name}': the current ${label} content has not been loaded in this review turn. ` +
-      `Call skill_view(name='${name}'${label === 'SKILL.md' ? '' : `, file_path='${label}'`}) first, then retry.`,
-    { _read_before_write_required: true },
-  );
-}
-
-/** The store path of a file inside a skill; refuses anything that would leave the skill. */
-function resolveTarget(entry: CatalogEntry, filePath: string): { path: string } | { error: string } {
-  const resolved = resolveSkillTarget(entry.dir, filePath);
-  return resolved.ok ? { path: resolved.path } : { error: resolved.error };
-}
-
 function unifiedDiff(path: string, before: string | null, after: string | null): string {
   return createTwoFilesPatch(before === null ? '/dev/null' : path, after === null ? '/dev/null' : path, before ?? '', after ?? '');
 }
 
-interface PreparedWrite {
-  entry: CatalogEntry | null;
-  dir: string;
-  name: string;
-  writes: Map<string, Uint8Array>;
-  deletes: string[];
-  result: ToolSuccess;
-  /** Exact bytes of files read while preparing, under the skill lock: the capture reuses them. */
-  alreadyRead?: SkillFiles;
-  /** Every file of the skill, listed while preparing under the skill lock: the capture reuses it. */
-  listed?: string[];
-}
-
-/** A checked change to an existing skill, ready to scan and commit. */
-function planned(
-  entry: CatalogEntry,
-  change: { writes?: Array<[string, Uint8Array]>; deletes?: string[] },
-  result: ToolSuccess,
-  alreadyRead?: SkillFiles,
-  listed?: string[],
-): { success: true; write: PreparedWrite } {
-  return {
-    success: true,
-    write: { entry, dir: entry.dir, name: entry.name, writes: new Map(change.writes ?? []), deletes: change.deletes ?? [], result, alreadyRead, listed },
-  };
-}
-
+/**
+ * `skill_manage`: create, edit, patch, delete, write_file, remove_file — Hermes' check order,
+ * messages and result shapes (reference/hermes-spec.md §2–§3), on Knack's storage.
+ *
+ * Differences that are Knack's on purpose: every model write is scanned (before it is
+ * published, so a blocked write never touches the store); `create` refuses descriptions over
+ * 60 characters; review deletes archive; every mutation lands in the ledger.
+ */
 export class SkillManageTool {
   constructor(private readonly engine: SkillEngine) {}
 
@@ -244,184 +172,9 @@ export class SkillManageTool {
     });
   }
 
-  /** Checks and builds the change; nothing is written here. */
-  private async prepare(
-    action: SkillAction,
-    name: string,
-    args: SkillManageArgs,
-    context: WriteContext,
-  ): Promise<{ success: true; write: PreparedWrite } | (ToolOutcome & { success: false })> {
-    const files = this.engine.files;
-    switch (action) {
-      case 'create': {
-        const content = str(args.content)!;
-        const category = args.category === undefined || args.category === null ? null : args.category;
-        const error =
-          validateName(name) ??
-          validateCategory(category) ??
-          validateFrontmatter(content, { forCreate: true }) ??
-          validateContentSize(content, 'SKILL.md');
-        if (error) return fail(error);
-        const existing = this.lookup(name);
-        if (existing) return fail(`A skill named '${name}' already exists at ${existing.dir}. Use patch or edit to change it, or pick another name.`);
-        const categoryName = typeof category === 'string' && category.trim() ? category.trim() : null;
-        const dir = categoryName ? `${SKILLS_ROOT}/${categoryName}/${name}` : `${SKILLS_ROOT}/${name}`;
-        return {
-          success: true,
-          write: {
-            entry: null,
-            dir,
-            name,
-            writes: new Map([[`${dir}/SKILL.md`, textEncoder.encode(content)]]),
-            deletes: [],
-            result: ok({
-              message: `Skill '${name}' created.`,
-              path: dir.slice(SKILLS_ROOT.length + 1),
-              skill_md: `${dir}/SKILL.md`,
-              _change: { description: preview(describe(content), CHANGE_DESCRIPTION_PREVIEW_CHARS) },
-              ...(categoryName ? { category: categoryName } : {}),
-              hint: `Add supporting files with skill_manage(action='write_file', name='${name}', file_path='references/<file>.md', file_content=...).`,
-            }),
-          },
-        };
-      }
-      case 'edit': {
-        const content = str(args.content)!;
-        const error = validateFrontmatter(content) ?? validateContentSize(content, 'SKILL.md');
-        if (error) return fail(error);
-        const entry = this.lookup(name);
-        if (!entry) return fail(notFound(name));
-        const target = `${entry.dir}/SKILL.md`;
-        const refusal = readBeforeWriteRefusal(context, 'edit', name, target, 'SKILL.md');
-        if (refusal) return refusal;
-        return planned(
-          entry,
-          { writes: [[target, textEncoder.encode(content)]] },
-          ok({
-            message: `Skill '${name}' updated (full rewrite).`,
-            path: entry.dir,
-            _change: { description: preview(describe(content), CHANGE_DESCRIPTION_PREVIEW_CHARS) },
-          }),
-        );
-      }
-      case 'patch': {
-        const oldString = str(args.old_string)!;
-        const newString = str(args.new_string)!;
-        const entry = this.lookup(name);
-        if (!entry) return fail(notFound(name));
-        const filePath = str(args.file_path);
-        let target = `${entry.dir}/SKILL.md`;
-        let label = 'SKILL.md';
-        if (filePath) {
-          const pathError = validateFilePath(filePath);
-          if (pathError) return fail(pathError);
-          const resolved = resolveTarget(entry, filePath);
-          if ('error' in resolved) return fail(resolved.error);
-          target = resolved.path;
-          label = target.endsWith('/SKILL.md') && target === `${entry.dir}/SKILL.md` ? 'SKILL.md' : filePath;
-        }
-        // Bytes, not text: the capture of the skill before the write reuses them exactly, and
-        // the listing of the skill's files it needs too, made alongside the read.
-        const [currentBytes, listed] = await Promise.all([files.read(target), files.walk(entry.dir)]);
-        if (currentBytes === null) return fail(`File not found: ${label}`);
-        const current = textDecoder.decode(currentBytes);
-        const refusal = readBeforeWriteRefusal(context, 'patch', name, target, label);
-        if (refusal) return refusal;
-        const replaced = fuzzyFindAndReplace(current, oldString, newString, args.replace_all === true);
-        if (replaced.error) {
-          return fail(replaced.error + formatNoMatchHint(replaced.error, replaced.count, oldString, current), { file_preview: filePreview(current) });
-        }
-        const sizeError = validateContentSize(replaced.content, label);
-        if (sizeError) return fail(sizeError);
-        if (label === 'SKILL.md') {
-          const structure = validateFrontmatter(replaced.content);
-          if (structure) return fail(`Patch would break SKILL.md structure: ${structure}`);
-        }
-        const count = replaced.count;
-        return planned(
-          entry,
-          { writes: [[target, textEncoder.encode(replaced.content)]] },
-          ok({
-            message: `Patched ${label} in skill '${name}' (${count} replacement${count === 1 ? '' : 's'}).`,
-            strategy: replaced.strategy,
-            _change: { old: preview(oldString, CHANGE_PATCH_PREVIEW_CHARS), new: preview(newString, CHANGE_PATCH_PREVIEW_CHARS) },
-          }),
-          new Map([[target, currentBytes]]),
-          listed,
-        );
-      }
-      case 'write_file': {
-        const filePath = str(args.file_path)!;
-        const fileContent = str(args.file_content)!;
-        const error = validateFilePath(filePath) ?? validateFileBytes(fileContent) ?? validateContentSize(fileContent, filePath);
-        if (error) return fail(error);
-        const entry = this.lookup(name);
-        if (!entry) return fail(notFound(name, " Create it first with action='create'."));
-        const resolved = resolveTarget(entry, filePath);
-        if ('error' in resolved) return fail(resolved.error);
-        if (await files.exists(resolved.path)) {
-          const refusal = readBeforeWriteRefusal(context, 'write_file', name, resolved.path, filePath);
-          if (refusal) return refusal;
-        }
-        return planned(
-          entry,
-          { writes: [[resolved.path, textEncoder.encode(fileContent)]] },
-          ok({ message: `File '${filePath}' written to skill '${name}'.`, path: resolved.path }),
-        );
-      }
-      case 'remove_file': {
-        const filePath = str(args.file_path)!;
-        const error = validateFilePath(filePath);
-        if (error) return fail(error);
-        const entry = this.lookup(name);
-        if (!entry) return fail(notFound(name));
-        const resolved = resolveTarget(entry, filePath);
-        if ('error' in resolved) return fail(resolved.error);
-        if (resolved.path === `${entry.dir}/SKILL.md`) {
-          return fail("SKILL.md cannot be removed with remove_file; use action='delete' to remove the whole skill.");
-        }
-        if (!(await files.exists(resolved.path))) {
-          const available = (await files.walk(entry.dir))
-            .map((p) => p.slice(entry.dir.length + 1))
-            .filter((p) => ALLOWED_SUBDIRS.includes(p.split('/')[0]!));
-          return fail(`File '${filePath}' not found in skill '${name}'.`, { available_files: available.length ? available : null });
-        }
-        const refusal = readBeforeWriteRefusal(context, 'remove_file', name, resolved.path, filePath);
-        if (refusal) return refusal;
-        return planned(entry, { deletes: [resolved.path] }, ok({ message: `File '${filePath}' removed from skill '${name}'.` }));
-      }
-      case 'delete': {
-        const entry = this.lookup(name);
-        if (!entry) return fail(notFound(name));
-        const rawAbsorbed = args.absorbed_into;
-        const absorbed = typeof rawAbsorbed === 'string' ? rawAbsorbed.trim() : '';
-        if (isReview(context) && !absorbed) {
-          return fail(
-            `Refusing background curator delete for skill '${name}': the review agent may only retire a skill whose content was absorbed into an existing umbrella skill. ` +
-              `Pass absorbed_into='<umbrella>' after patching the umbrella, or leave the skill.`,
-            { _fail_closed: true },
-          );
-        }
-        let pinned = false;
-        try {
-          pinned = (await this.engine.usage.find(name))?.pinned ?? false;
-        } catch {
-          pinned = false; // An unreadable record must not make a skill undeletable (Hermes fails open).
-        }
-        if (pinned) {
-          return fail(
-            `Skill '${name}' is pinned and cannot be deleted. Unpin it in the Skills view first (pin ${name} → unpin). Patches and edits are allowed on pinned skills.`,
-          );
-        }
-        if (absorbed) {
-          if (absorbed === name) return fail(`absorbed_into='${absorbed}' cannot equal the skill being deleted.`);
-          if (!this.lookup(absorbed)) {
-            return fail(`absorbed_into='${absorbed}' does not exist. Create or patch the umbrella skill first, then retry the delete.`);
-          }
-        }
-        return planned(entry, {}, ok({ message: '' }));
-      }
-    }
+  /** Checks and builds the change of one action (skillManagePrepare.ts); nothing is written here. */
+  private async prepare(action: SkillAction, name: string, args: SkillManageArgs, context: WriteContext): Promise<Prepared> {
+    return PREPARE_BY_ACTION[action]({ engine: this.engine, name, args, context });
   }
 
   private async commitWrite(
@@ -467,7 +220,7 @@ export class SkillManageTool {
     before: SkillFiles,
     lock: HeldSkillLock,
   ): Promise<ToolOutcome> {
-    const absorbed = typeof args.absorbed_into === 'string' ? args.absorbed_into.trim() : '';
+    const absorbed = absorbedInto(args);
     const suffix = absorbed ? ` Content absorbed into '${absorbed}'.` : '';
     if (isReview(context)) {
       const archived = await archiveSkill(this.engine, write.name, { actor: 'review', evidence: { absorbed_into: absorbed }, lock });
