@@ -19,6 +19,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
 import { SkillIndex, renderSkillIndex, cutDescription } from '../../src/skills/skillIndex';
 import type { SkillLabel } from '../../src/skills/skillIndex';
+import { indexLabel } from '../../src/gate/indexLabel';
 
 async function library(files: Record<string, string>) {
   const t = createTestEngine();
@@ -222,7 +223,7 @@ describe('skill index (SPEC §7)', () => {
       'skills/loose/SKILL.md': skillContent('loose', 'Loose one.'),
     });
     const verified = new Map<string, SkillLabel>([['b-skill', { verification: 'promoted', state: 'active' }]]);
-    const text = renderSkillIndex(t.engine.catalog.entries(), verified, options);
+    const text = renderSkillIndex(t.engine.catalog.entries(), verified, { ...options, label: indexLabel });
     const body = text.slice(text.indexOf('<available_skills>'));
     expect(body).toBe(
       [
@@ -244,9 +245,20 @@ describe('skill index (SPEC §7)', () => {
       ['a', { verification: 'rejected', state: 'active' }],
       ['b', { verification: 'staged', state: 'archived' }],
     ]);
-    const text = renderSkillIndex(t.engine.catalog.entries(), l, { ...options, disabled: ['c'] });
+    const text = renderSkillIndex(t.engine.catalog.entries(), l, { ...options, disabled: ['c'], label: indexLabel });
     expect(text).toContain('- d:');
     expect(text).not.toMatch(/- [abc]:/);
+  });
+
+  it('without an injected label function every offered skill is [unverified], the rejected one too', async () => {
+    const t = await library({ 'skills/a/SKILL.md': skillContent('a'), 'skills/b/SKILL.md': skillContent('b') });
+    const l = new Map<string, SkillLabel>([
+      ['a', { verification: 'rejected', state: 'active' }],
+      ['b', { verification: 'promoted', state: 'stale' }],
+    ]);
+    const text = renderSkillIndex(t.engine.catalog.entries(), l, options);
+    expect(text).toContain('- a: Use for a. [unverified]\n');
+    expect(text).toContain('- b: Use for b. [unverified] [stale]\n');
   });
 
   it('honours requires/fallback tool conditions', async () => {
