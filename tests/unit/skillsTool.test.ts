@@ -212,6 +212,41 @@ describe('test_skill_view_traversal.py', () => {
   });
 });
 
+describe('skill_view verification (injected by the gate)', () => {
+  const view = { verdict: 'staged', code: 'dev_only', reason: 'Staged: unproven.', devFailingCaseIds: [3], stale: false };
+
+  it('returns the engine verification of the skill when there is one', async () => {
+    const t = await library({ 'skills/a/SKILL.md': skillContent('a'), 'skills/b/SKILL.md': skillContent('b') });
+    const asked: string[] = [];
+    t.engine.verification = {
+      view: async (name) => {
+        asked.push(name);
+        return name === 'a' ? view : null;
+      },
+      sidecar: async () => null,
+    };
+    expect((await t.call('skill_view', { name: 'a' })).verification).toEqual(view);
+    const b = await t.call('skill_view', { name: 'b' });
+    expect(b.success).toBe(true);
+    expect(b).not.toHaveProperty('verification');
+    expect(asked).toEqual(['a', 'b']);
+  });
+
+  it('a failing lookup leaves the field out and the view still works; no source, no field', async () => {
+    const t = await library({ 'skills/a/SKILL.md': skillContent('a') });
+    expect(await t.call('skill_view', { name: 'a' })).not.toHaveProperty('verification');
+    t.engine.verification = {
+      view: async () => {
+        throw new Error('IndexedDB closed');
+      },
+      sidecar: async () => null,
+    };
+    const result = await t.call('skill_view', { name: 'a' });
+    expect(result.success).toBe(true);
+    expect(result).not.toHaveProperty('verification');
+  });
+});
+
 describe('skill index (SPEC §7)', () => {
   const labels = new Map<string, SkillLabel>();
   const options = { platform: null, disabled: [], available: null, tokenBudget: 2500 };

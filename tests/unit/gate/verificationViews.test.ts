@@ -4,6 +4,7 @@ import { UsageStore, type UsageRecord } from '../../../src/skills/usageStore';
 import { VerdictStore } from '../../../src/gate/verdictStore';
 import { blindedVerification, gateVerificationSource, verificationSidecar, VERIFICATION_SIDECAR_FORMAT } from '../../../src/gate/verificationViews';
 import type { VerdictRecord } from '../../../src/gate/types';
+import { createTestEngine, skillContent } from '../helpers/skillTestEngine';
 import { namedPair, promotingResults, rejectingResults, stagingResults, verdictRecord } from './helpers/verdictRecords';
 
 const HOLDOUT_IDS = ['holdout-zebra-7f3a', 'holdout-quokka-91bd', 'holdout-narwhal-c2e0'];
@@ -92,5 +93,23 @@ describe('gateVerificationSource (SkillEngine.verification)', () => {
     await usage.bumpPatch('git-style');
     expect((await source.view('git-style'))?.stale).toBe(true);
     expect(await source.sidecar('git-style')).toBeNull();
+  });
+});
+
+describe('skill_view through the gate source', () => {
+  it('the model-facing result names no held-out case id or answer', async () => {
+    const t = createTestEngine();
+    await t.manage({ action: 'create', name: 'git-style', content: skillContent('git-style') }, t.context('review'));
+    const verdicts = new VerdictStore(new MemoryRecordStore<VerdictRecord>({ indexes: { bySkill: 'skill' } }));
+    const record = { ...recordWithUniqueHoldout(), id: 'run-1' };
+    await verdicts.put(record);
+    await t.engine.usage.applyVerdict('git-style', 'promoted', 'run-1');
+    t.engine.verification = gateVerificationSource({ usage: t.engine.usage, verdicts });
+
+    const result = await t.call('skill_view', { name: 'git-style' });
+    expect(result.verification).toMatchObject({ verdict: 'promoted', code: 'promoted', stale: false });
+    const text = JSON.stringify(result);
+    for (const id of HOLDOUT_IDS) expect(text).not.toContain(id);
+    expect(text).not.toContain('with-skill answer of holdout');
   });
 });
