@@ -12,7 +12,13 @@ export type UsageEffect =
   | { op: 'bumpPatch'; name: string }
   | { op: 'forget'; name: string }
   | { op: 'setState'; name: string; state: UsageRecord['state'] }
-  | { op: 'setPinned'; name: string; pinned: boolean };
+  | { op: 'setPinned'; name: string; pinned: boolean }
+  /** A gate run applied to the skill (gate/gateEffects.ts). */
+  | { op: 'applyVerdict'; name: string; verification: UsageRecord['verification']; verdictId: string }
+  /** The user approved the staged verdict `verdictId`. */
+  | { op: 'approveVerdict'; name: string; verdictId: string }
+  /** The verdict stopped (or, bytes back to the measured ones, resumed) describing the skill. */
+  | { op: 'setVerificationStale'; name: string; stale: boolean };
 
 export interface CommitEffects {
   ledger?: LedgerEntry;
@@ -47,6 +53,15 @@ async function applyUsageEffects(effects: UsageEffect[], usage: UsageStore): Pro
         break;
       case 'setPinned':
         await usage.setPinned(effect.name, effect.pinned);
+        break;
+      case 'applyVerdict':
+        await usage.applyVerdict(effect.name, effect.verification, effect.verdictId);
+        break;
+      case 'approveVerdict':
+        await usage.approveVerdict(effect.name, effect.verdictId);
+        break;
+      case 'setVerificationStale':
+        await usage.setVerificationStale(effect.name, effect.stale);
         break;
     }
   }

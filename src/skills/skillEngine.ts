@@ -32,6 +32,31 @@ export const defaultSkillSettings: SkillSettings = {
 
 export type SkillChange = { skill: string; action: string; dir: string };
 
+/**
+ * A skill's verification as the models may see it (skill_view): the verdict of the current
+ * run, with the ids of the development cases the skill still fails, and nothing about the
+ * held-out cases (docs/gate.md, "What the models see"). Built by gate/verificationViews.ts.
+ */
+export interface SkillVerificationView {
+  verdict: string;
+  code: string;
+  reason: string;
+  devFailingCaseIds: (string | number)[];
+  /** SKILL.md or evals/ changed since the run: the verdict is about earlier bytes. */
+  stale: boolean;
+}
+
+/**
+ * What the skill tools read of the gate, injected because skills sit below it
+ * (gate/verificationViews.ts `gateVerificationSource`).
+ */
+export interface SkillVerificationSource {
+  /** The blinded verification for skill_view; null when the gate never ran on the skill. */
+  view(name: string): Promise<SkillVerificationView | null>;
+  /** The bytes of `evals/verification.json` for an export; null when there is no current verdict. */
+  sidecar(name: string): Promise<Uint8Array | null>;
+}
+
 export interface SkillEngine {
   files: FileStore;
   locks: LockManager;
@@ -44,6 +69,8 @@ export interface SkillEngine {
   clock: Clock;
   /** Told after every committed change (BroadcastChannel in the app). */
   onChange?: (change: SkillChange) => void;
+  /** The gate's verdicts, for skill_view and export; absent = no verification is shown or exported. */
+  verification?: SkillVerificationSource;
 }
 
 export const skillLockKey = (name: string) => `skill:${name}`;

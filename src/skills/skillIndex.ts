@@ -1,6 +1,6 @@
 import type { CatalogChange, CatalogEntry, SkillCatalog } from './skillCatalog';
 import { conditionsMet, isDisabled, matchesPlatform, type AvailableTools } from './skillFilters';
-import type { SkillState, Verification } from './usageStore';
+import type { UsageLabel } from './usageStore';
 
 /**
  * The skill index in the system prompt (SPEC §7): one line per offered skill, grouped by
@@ -10,10 +10,17 @@ import type { SkillState, Verification } from './usageStore';
 export const INDEX_DESCRIPTION_CHARS = 60;
 export const CHARS_PER_TOKEN = 4;
 
-export interface SkillLabel {
-  verification: Verification;
-  state: SkillState;
-}
+export type SkillLabel = UsageLabel;
+
+/**
+ * The verification label of one skill's line (e.g. `[verified]`), or null to withhold the skill
+ * from the index. The gate owns the words (gate/indexLabel.ts); the index only places them.
+ * `label` is undefined for a skill whose usage label is the default (unverified, active).
+ */
+export type SkillLabelFunction = (label: SkillLabel | undefined) => string | null;
+
+/** Until the gate's function is injected, every skill is offered and none claims a verdict. */
+export const neutralLabel: SkillLabelFunction = () => '[unverified]';
 
 export interface IndexOptions {
   platform: string | null;
@@ -22,10 +29,12 @@ export interface IndexOptions {
   tokenBudget: number;
   /** Used to rank skills when the index does not fit the budget. */
   firstUserMessage?: string;
+  /** The verification label of each line; `neutralLabel` when absent. */
+  label?: SkillLabelFunction;
 }
 
 const HEADER = `## Skills
-Skills are procedures this user has taught you or that you learned and checked. Before you answer, scan the list below. If a skill is even partly relevant, load it with skill_view and follow it: skills hold the user's own conventions, so load them even for tasks you know well. If a loaded skill turns out wrong or incomplete, fix it with skill_manage (action 'patch') before you finish. [verified] skills passed a replay on held-out cases; [unverified] ones have not been measured yet, so check their results.`;
+Skills are procedures this user has taught you or that you learned and checked. Before you answer, scan the list below. If a skill is even partly relevant, load it with skill_view and follow it: skills hold the user's own conventions, so load them even for tasks you know well. If a loaded skill turns out wrong or incomplete, fix it with skill_manage (action 'patch') before you finish. [verified] skills passed a replay on held-out cases; [unverified] ones have not been measured yet, so check their results; [approved] ones the user accepted without that proof.`;
 
 /** Cut to 60 characters the way the index shows descriptions (57 + "..."). */
 export function cutDescription(description: string): string {
@@ -33,9 +42,14 @@ export function cutDescription(description: string): string {
   return clean.length > INDEX_DESCRIPTION_CHARS ? `${clean.slice(0, INDEX_DESCRIPTION_CHARS - 3)}...` : clean;
 }
 
-function labelFor(label: SkillLabel | undefined): string {
-  if (label?.state === 'stale') return label.verification === 'promoted' ? ' [verified] [stale]' : ' [unverified] [stale]';
-  return label?.verification === 'promoted' ? ' [verified]' : ' [unverified]';
+/**
+ * The text after a line's description: the injected verification label, then `[stale]` for a
+ * skill the curator marked unused (still indexed, SPEC §11). null: the skill is withheld.
+ */
+function suffixFor(label: SkillLabel | undefined, labelText: SkillLabelFunction): string | null {
+  const verification = labelText(label);
+  if (verification === null) return null;
+  return `${verification ? ` ${verification}` : ''}${label?.state === 'stale' ? ' [stale]' : ''}`;
 }
 
 function words(text: string): string[] {
@@ -145,7 +159,7 @@ function offeredFromSorted(sorted: CatalogEntry[], labels: Map<string, SkillLabe
     // Same name in two categories: the first one in order is offered.
     if (entry.name === lastName) continue;
     const label = labels.get(entry.name);
-    if (label?.verification === 'rejected' || label?.state === 'archived') continue;
+    if (label?.state === 'archived' || suffixFor(label, options.label ?? neutralLabel) === null) continue;
     if (!matchesPlatform(entry.platforms, options.platform) || isDisabled(entry, options.disabled)) continue;
     if (!conditionsMet(entry, options.available)) continue;
     offered.push(entry);
@@ -166,9 +180,12 @@ function renderSortedIndex(sorted: CatalogEntry[], labels: Map<string, SkillLabe
   const offered = offeredFromSorted(sorted, labels, options);
   if (offered.length === 0) return '';
   const budgetChars = options.tokenBudget * CHARS_PER_TOKEN;
-  const lineOf = (entry: CatalogEntry) => `    - ${entry.name}: ${shownDescription(entry)}${labelFor(labels.get(entry.name))}`;
+  const labelText = options.label ?? neutralLabel;
+  // Offered skills all have a suffix (a withheld one is not offered).
+  const suffixOf = (entry: CatalogEntry) => suffixFor(labels.get(entry.name), labelText) ?? '';
+  const lineOf = (entry: CatalogEntry) => `    - ${entry.name}: ${shownDescription(entry)}${suffixOf(entry)}`;
   // The length of lineOf(entry) without building the string.
-  const lineLength = (entry: CatalogEntry) => 8 + entry.name.length + shownDescription(entry).length + labelFor(labels.get(entry.name)).length;
+  const lineLength = (entry: CatalogEntry) => 8 + entry.name.length + shownDescription(entry).length + suffixOf(entry).length;
   const categoryOf = (entry: CatalogEntry) => entry.category ?? 'general';
 
   // Which skills get a full line: all of them (null) if they fit. Otherwise the most relevant
@@ -276,9 +293,14 @@ export class SkillIndex {
   /** Every catalogue entry sorted by name, ties in catalogue order; null until first needed. */
   private sorted: CatalogEntry[] | null = null;
 
+  /**
+   * `label`: the verification label function (the gate's, wired by the composition root);
+   * it overrides any `label` passed to `render`, since the cache key cannot include it.
+   */
   constructor(
     private readonly catalog: SkillCatalog,
     private readonly loadLabels: () => Promise<Map<string, SkillLabel>>,
+    private readonly label: SkillLabelFunction = neutralLabel,
   ) {
     catalog.onChange((change) => {
       this.follow(change);
@@ -304,7 +326,7 @@ export class SkillIndex {
     if (hit !== undefined) return hit;
     this.labels ??= await this.loadLabels();
     this.sorted ??= this.catalog.entries().sort(byName);
-    const text = renderSortedIndex(this.sorted, this.labels, options);
+    const text = renderSortedIndex(this.sorted, this.labels, { ...options, label: this.label });
     if (this.cache.size > 16) this.cache.clear();
     this.cache.set(key, text);
     return text;

@@ -25,13 +25,32 @@ export interface UsageRecord {
   archived_at: string | null;
   state: SkillState;
   pinned: boolean;
+  /**
+   * The verdict word of the last gate run applied to this skill; `staged` without a run for
+   * learned and imported skills, `unmeasured` for the rest. An edit does not change the word:
+   * it sets `verification_stale` (docs/gate.md, "Effects").
+   */
   verification: Verification;
+  /** SKILL.md or evals/ changed since the verdict was measured: the label says [unverified]. */
+  verification_stale: boolean;
+  /** The gate run (IndexedDB `verdicts`) the verification came from; null when none ran. */
+  verdict_id: string | null;
+  /** The user approved the staged verdict `verdict_id` ([approved], never [verified]). */
+  approved_by: 'user' | null;
 }
 
-/** What the skill index shows of a record; only values other than the defaults are kept. */
+/**
+ * What the skill index shows of a record; only records whose label differs from the default
+ * (unverified, active) are kept. The label text itself is the gate's to choose (the index
+ * takes its label function by injection, skillIndex.ts).
+ */
 export interface UsageLabel {
   verification: Verification;
   state: SkillState;
+  /** Present (true) only when the verdict no longer describes the skill's bytes. */
+  stale?: true;
+  /** Present only when the user approved the staged verdict. */
+  approvedBy?: 'user';
 }
 
 /**
@@ -52,13 +71,21 @@ const isLabelsRecord = (value: unknown): value is LabelsRecord => (value as Labe
 /** The label to keep for a record, or null when it shows the default (unverified, active). */
 function labelOf(record: UsageRecord | null | undefined): UsageLabel | null {
   if (!record) return null;
-  // Staged and unmeasured both show as [unverified]; promoted, rejected and any state but
-  // active change what the index shows.
-  const shown = record.verification === 'promoted' || record.verification === 'rejected' || record.state !== 'active';
-  return shown ? { verification: record.verification, state: record.state } : null;
+  // Staged and unmeasured both show as [unverified] unless approved; promoted, rejected, an
+  // approval and any state but active can change what the index shows.
+  const approved = record.approved_by === 'user';
+  const shown = record.verification === 'promoted' || record.verification === 'rejected' || approved || record.state !== 'active';
+  if (!shown) return null;
+  return {
+    verification: record.verification,
+    state: record.state,
+    ...(record.verification_stale ? { stale: true as const } : {}),
+    ...(approved ? { approvedBy: 'user' as const } : {}),
+  };
 }
 
-const sameLabel = (a: UsageLabel | null, b: UsageLabel | null) => a?.verification === b?.verification && a?.state === b?.state;
+const sameLabel = (a: UsageLabel | null, b: UsageLabel | null) =>
+  a?.verification === b?.verification && a?.state === b?.state && a?.stale === b?.stale && a?.approvedBy === b?.approvedBy;
 
 export type Clock = () => Date;
 export const systemClock: Clock = () => new Date();
@@ -79,6 +106,9 @@ export function emptyUsageRecord(name: string): UsageRecord {
     state: 'active',
     pinned: false,
     verification: 'unmeasured',
+    verification_stale: false,
+    verdict_id: null,
+    approved_by: null,
   };
 }
 
@@ -153,7 +183,16 @@ export class UsageStore {
       record.created_by = createdByFor(source);
       record.state = 'active';
       record.archived_at = null;
-      record.verification = source === 'review' || source === 'import' ? 'staged' : record.verification;
+      // Learned and imported skills start staged whatever their files claim; nothing measured
+      // so far describes the new bytes.
+      if (source === 'review' || source === 'import') {
+        record.verification = 'staged';
+        record.verdict_id = null;
+        record.verification_stale = false;
+      } else if (record.verdict_id !== null) {
+        record.verification_stale = true;
+      }
+      record.approved_by = null;
     });
   }
 
@@ -177,8 +216,9 @@ export class UsageStore {
     return this.update(name, (record, now) => {
       record.patch_count += 1;
       record.last_patched_at = now;
-      // An edited skill's earlier verdict no longer describes it (SPEC §10.2 step 7).
-      if (record.verification === 'promoted' || record.verification === 'rejected') record.verification = 'staged';
+      // An edited skill's earlier verdict no longer describes it (docs/gate.md, "Effects"): the
+      // word stays as the record of what was measured, the label falls back to [unverified].
+      if (record.verdict_id !== null) record.verification_stale = true;
     });
   }
 
@@ -198,6 +238,33 @@ export class UsageStore {
   setVerification(name: string, verification: Verification): Promise<UsageRecord | null> {
     return this.update(name, (record) => {
       record.verification = verification;
+    });
+  }
+
+  /**
+   * Applies a gate run (gate/gateEffects.ts): its verdict word, its id, fresh again, and any
+   * earlier approval gone (an approval is of one verdict).
+   */
+  applyVerdict(name: string, verification: Verification, verdictId: string): Promise<UsageRecord | null> {
+    return this.update(name, (record) => {
+      record.verification = verification;
+      record.verdict_id = verdictId;
+      record.verification_stale = false;
+      record.approved_by = null;
+    });
+  }
+
+  /** Marks the verdict stale (true) or current again (false), e.g. after a rollback to verified bytes. */
+  setVerificationStale(name: string, stale: boolean): Promise<UsageRecord | null> {
+    return this.update(name, (record) => {
+      record.verification_stale = stale;
+    });
+  }
+
+  /** The user approved the staged verdict `verdictId` (the gate checks that it is the current one). */
+  approveVerdict(name: string, verdictId: string): Promise<UsageRecord | null> {
+    return this.update(name, (record) => {
+      if (record.verdict_id === verdictId) record.approved_by = 'user';
     });
   }
 

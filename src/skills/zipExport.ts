@@ -156,7 +156,26 @@ export async function collectSkill(engine: SkillEngine, name: string): Promise<E
     const shebang = relative.startsWith('scripts/') && bytes[0] === 0x23 && bytes[1] === 0x21;
     files.push({ path: relative, bytes, executable: recorded.has(path) || shebang });
   }
-  return files.length > 0 ? { folder: name, files } : null;
+  if (files.length === 0) return null;
+  await addVerificationSidecar(engine, name, files);
+  return { folder: name, files };
+}
+
+/** Where an export puts the gate's evidence; SKILL.md bytes are never touched for it. */
+export const VERIFICATION_SIDECAR_FILE = 'evals/verification.json';
+
+/**
+ * The gate's current verdict travels as `evals/verification.json` (written by the gate, which
+ * skills cannot import: `engine.verification`). It replaces a sidecar the skill came with,
+ * which is only someone else's claim; without a current verdict the files go as they are.
+ */
+async function addVerificationSidecar(engine: SkillEngine, name: string, files: ExportFile[]): Promise<void> {
+  const sidecar = await engine.verification?.sidecar(name);
+  if (!sidecar) return;
+  const at = files.findIndex((file) => file.path === VERIFICATION_SIDECAR_FILE);
+  const file: ExportFile = { path: VERIFICATION_SIDECAR_FILE, bytes: sidecar };
+  if (at >= 0) files[at] = file;
+  else files.push(file);
 }
 
 /** Every live skill (not the archive), ready for one zip. */

@@ -9,6 +9,7 @@ import { MAX_NAME_LENGTH, MAX_SKILL_CONTENT_CHARS, VALID_NAME_RE } from './const
 import { captureFiles, type SkillFiles } from './ledger';
 import { SKILLS_ROOT } from './skillCatalog';
 import { skillLockKey, type SkillEngine } from './skillEngine';
+import { VERIFICATION_SIDECAR_FILE } from './zipExport';
 import { DEFAULT_ZIP_LIMITS, isZip, readZip, type RefusedEntry, type ZipFile, type ZipLimits } from './zipArchive';
 
 /** What importing a skill needs from the user: nothing, a confirmation, or an explicit override. */
@@ -31,6 +32,21 @@ export interface ImportCandidate {
   decision: ImportDecision;
   /** A skill with this name exists now. */
   collides: boolean;
+  /**
+   * What the archive's `evals/verification.json` says about the skill: a claim, shown as such
+   * and never believed (the skill starts staged). null when there is none or it is unreadable.
+   */
+  claimed: ClaimedVerification | null;
+}
+
+/** The parts of a sidecar the import dialog shows ("claims: promoted by model X"). */
+export interface ClaimedVerification {
+  verdict: string;
+  code: string | null;
+  /** The model id the claim names, with its provider when given. */
+  model: string | null;
+  date: string | null;
+  protocol: string | null;
 }
 
 export interface RefusedSkill {
@@ -104,6 +120,37 @@ function findSkillFolders(paths: string[]): string[] {
   return chosen;
 }
 
+const stringOr = (value: unknown): string | null => (typeof value === 'string' && value.trim() ? value : null);
+
+/** Reads a verification sidecar leniently; a file that is not one is only a warning. */
+export function readClaimedVerification(bytes: Uint8Array): ClaimedVerification | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return null;
+  }
+  if (!parsed || typeof parsed !== 'object') return null;
+  const sidecar = parsed as Record<string, unknown>;
+  const verdict = stringOr(sidecar.verdict);
+  if (!verdict) return null;
+  const model = sidecar.model as Record<string, unknown> | string | undefined;
+  const modelId = typeof model === 'string' ? stringOr(model) : stringOr(model?.id);
+  const provider = typeof model === 'object' && model ? stringOr(model.provider) : null;
+  return {
+    verdict,
+    code: stringOr(sidecar.code),
+    model: modelId && provider ? `${modelId} (${provider})` : modelId,
+    date: stringOr(sidecar.date),
+    protocol: stringOr(sidecar.protocol),
+  };
+}
+
+/** "claims: promoted by model X", as the dialog and the ledger say it. */
+export function describeClaim(claim: ClaimedVerification): string {
+  return `claims: ${claim.verdict}${claim.model ? ` by model ${claim.model}` : ''}${claim.date ? ` on ${claim.date.slice(0, 10)}` : ''}`;
+}
+
 function scanCandidate(name: string, files: ZipFile[], trusted: boolean): { scan: ScanResult; install: InstallVerdict; decision: ImportDecision } {
   const scan = scanSkill({
     name,
@@ -163,6 +210,10 @@ export function planImport(bytes: Uint8Array, options: PlanOptions = {}): Import
     for (const refused of read.refused) {
       if (refused.path.startsWith(prefix)) warnings.push(`'${refused.path}' was not imported: ${refused.reason}`);
     }
+    const sidecar = files.find((file) => file.path === VERIFICATION_SIDECAR_FILE);
+    const claim = sidecar ? readClaimedVerification(sidecar.bytes) : null;
+    if (sidecar && !claim) warnings.push(`'${VERIFICATION_SIDECAR_FILE}' is not a verification record; it is kept as a file`);
+    if (claim) warnings.push(`The archive ${describeClaim(claim)}. Knack does not take its word: the skill starts staged until verified here.`);
     plan.skills.push({
       id: `${index}:${folder}`,
       archiveFolder: folder,
@@ -172,6 +223,7 @@ export function planImport(bytes: Uint8Array, options: PlanOptions = {}): Import
       warnings,
       ...scanCandidate(dir.name, files, trusted),
       collides: options.exists?.(dir.name) ?? false,
+      claimed: claim,
     });
   });
   plan.strays = read.files.map((file) => file.path).filter((path) => !claimed.has(path));
@@ -200,7 +252,7 @@ export interface ImportChoice {
 }
 
 export type ImportOutcome =
-  | { id: string; status: 'imported'; name: string; dir: string; replaced: boolean }
+  | { id: string; status: 'imported'; name: string; dir: string; replaced: boolean; claimed: ClaimedVerification | null }
   | { id: string; status: 'skipped'; name: string; reason: string };
 
 /** Whether the user's ticks satisfy what the verdict requires. */
@@ -249,6 +301,8 @@ async function importOne(engine: SkillEngine, plan: ImportPlan, skill: ImportCan
         replaced: replacing,
         renamed_from: name !== skill.name ? skill.name : undefined,
         executable,
+        // Recorded as a claim only; the usage record starts staged whatever it says.
+        claimed_verification: skill.claimed ?? undefined,
       },
     });
     await engine.committer.commit(
@@ -262,7 +316,7 @@ async function importOne(engine: SkillEngine, plan: ImportPlan, skill: ImportCan
     );
     await engine.catalog.upsert(dir, decodeSkillText(after.get(`${dir}/SKILL.md`)!).text);
     engine.onChange?.({ skill: name, action: 'import', dir });
-    return { id: skill.id, status: 'imported' as const, name, dir, replaced: replacing };
+    return { id: skill.id, status: 'imported' as const, name, dir, replaced: replacing, claimed: skill.claimed ?? null };
   });
 }
 

@@ -62,6 +62,10 @@ export class IdbRecordStore<T> implements RecordStore<T> {
     return (await this.db.getAll(this.storeName)) as T[];
   }
 
+  async getAllByIndex(index: string, value: string): Promise<T[]> {
+    return (await this.db.getAllFromIndex(this.storeName, index, value)) as T[];
+  }
+
   async keys(): Promise<string[]> {
     return (await this.db.getAllKeys(this.storeName)).map(String);
   }

@@ -1,8 +1,15 @@
 import type { RecordStore } from './recordStore';
 
 /** In-memory RecordStore for unit tests only; the app always uses IndexedDB. */
+export interface MemoryRecordStoreOptions {
+  /** Index name → the record property it indexes, as the IndexedDB store declares it (db.ts). */
+  indexes?: Record<string, string>;
+}
+
 export class MemoryRecordStore<T> implements RecordStore<T> {
   private records = new Map<string, T>();
+
+  constructor(private readonly options: MemoryRecordStoreOptions = {}) {}
 
   async get(key: string): Promise<T | undefined> {
     const value = this.records.get(key);
@@ -24,6 +31,11 @@ export class MemoryRecordStore<T> implements RecordStore<T> {
   }
   async getAll(): Promise<T[]> {
     return [...this.records.keys()].sort().map((k) => structuredClone(this.records.get(k)!));
+  }
+  async getAllByIndex(index: string, value: string): Promise<T[]> {
+    const property = this.options.indexes?.[index];
+    if (property === undefined) throw new Error(`This store has no index named '${index}'.`);
+    return (await this.getAll()).filter((record) => (record as Record<string, unknown>)[property] === value);
   }
   async keys(): Promise<string[]> {
     return [...this.records.keys()].sort();

@@ -16,6 +16,12 @@ export interface RecordStore<T> {
    */
   updateMany?(keys: string[], change: (current: (T | undefined)[]) => { put: [string, T][]; remove?: string[] }): Promise<void>;
   getAll(): Promise<T[]>;
+  /**
+   * Records whose indexed property equals `value`, in key order (IndexedDB `getAllFromIndex`).
+   * Optional: only stores opened with that index have it (see db.ts for which stores do), and
+   * callers fall back to `getAll` and a filter without it.
+   */
+  getAllByIndex?(index: string, value: string): Promise<T[]>;
   keys(): Promise<string[]>;
   clear(): Promise<void>;
 }

@@ -14,10 +14,10 @@
  * `created_by: "agent"` marks a skill the background review agent created (origin `review`).
  * The table is where that is settled; everything else reads it.
  */
-export type WriteOrigin = 'foreground' | 'review' | 'curator' | 'import' | 'user';
+export type WriteOrigin = 'foreground' | 'review' | 'curator' | 'import' | 'user' | 'gate';
 
 /** Who a ledger entry names as having made the change. */
-export type LedgerActor = 'user' | 'agent' | 'review' | 'curator' | 'import';
+export type LedgerActor = 'user' | 'agent' | 'review' | 'curator' | 'import' | 'gate';
 
 /** Where a skill came from, as its usage record says (`unknown`: a record with no creation). */
 export type UsageSource = 'foreground' | 'review' | 'user' | 'import' | 'unknown';
@@ -43,6 +43,8 @@ export const WRITE_ORIGINS: Readonly<Record<WriteOrigin, Readonly<WriteOriginRow
   curator: { writer: 'the deterministic curator', actor: 'curator', usageSource: 'unknown', createdBy: null },
   import: { writer: 'a zip import', actor: 'import', usageSource: 'import', createdBy: null },
   user: { writer: 'the user, in the Skills view', actor: 'user', usageSource: 'user', createdBy: null },
+  // The gate only changes a skill's verification (gate/gateEffects.ts); it never writes files.
+  gate: { writer: 'the verification gate', actor: 'gate', usageSource: 'unknown', createdBy: null },
 };
 
 export function actorFor(origin: WriteOrigin): LedgerActor {

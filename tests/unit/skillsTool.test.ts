@@ -19,6 +19,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
 import { SkillIndex, renderSkillIndex, cutDescription } from '../../src/skills/skillIndex';
 import type { SkillLabel } from '../../src/skills/skillIndex';
+import { indexLabel } from '../../src/gate/indexLabel';
 
 async function library(files: Record<string, string>) {
   const t = createTestEngine();
@@ -211,6 +212,41 @@ describe('test_skill_view_traversal.py', () => {
   });
 });
 
+describe('skill_view verification (injected by the gate)', () => {
+  const view = { verdict: 'staged', code: 'dev_only', reason: 'Staged: unproven.', devFailingCaseIds: [3], stale: false };
+
+  it('returns the engine verification of the skill when there is one', async () => {
+    const t = await library({ 'skills/a/SKILL.md': skillContent('a'), 'skills/b/SKILL.md': skillContent('b') });
+    const asked: string[] = [];
+    t.engine.verification = {
+      view: async (name) => {
+        asked.push(name);
+        return name === 'a' ? view : null;
+      },
+      sidecar: async () => null,
+    };
+    expect((await t.call('skill_view', { name: 'a' })).verification).toEqual(view);
+    const b = await t.call('skill_view', { name: 'b' });
+    expect(b.success).toBe(true);
+    expect(b).not.toHaveProperty('verification');
+    expect(asked).toEqual(['a', 'b']);
+  });
+
+  it('a failing lookup leaves the field out and the view still works; no source, no field', async () => {
+    const t = await library({ 'skills/a/SKILL.md': skillContent('a') });
+    expect(await t.call('skill_view', { name: 'a' })).not.toHaveProperty('verification');
+    t.engine.verification = {
+      view: async () => {
+        throw new Error('IndexedDB closed');
+      },
+      sidecar: async () => null,
+    };
+    const result = await t.call('skill_view', { name: 'a' });
+    expect(result.success).toBe(true);
+    expect(result).not.toHaveProperty('verification');
+  });
+});
+
 describe('skill index (SPEC §7)', () => {
   const labels = new Map<string, SkillLabel>();
   const options = { platform: null, disabled: [], available: null, tokenBudget: 2500 };
@@ -222,7 +258,7 @@ describe('skill index (SPEC §7)', () => {
       'skills/loose/SKILL.md': skillContent('loose', 'Loose one.'),
     });
     const verified = new Map<string, SkillLabel>([['b-skill', { verification: 'promoted', state: 'active' }]]);
-    const text = renderSkillIndex(t.engine.catalog.entries(), verified, options);
+    const text = renderSkillIndex(t.engine.catalog.entries(), verified, { ...options, label: indexLabel });
     const body = text.slice(text.indexOf('<available_skills>'));
     expect(body).toBe(
       [
@@ -244,9 +280,20 @@ describe('skill index (SPEC §7)', () => {
       ['a', { verification: 'rejected', state: 'active' }],
       ['b', { verification: 'staged', state: 'archived' }],
     ]);
-    const text = renderSkillIndex(t.engine.catalog.entries(), l, { ...options, disabled: ['c'] });
+    const text = renderSkillIndex(t.engine.catalog.entries(), l, { ...options, disabled: ['c'], label: indexLabel });
     expect(text).toContain('- d:');
     expect(text).not.toMatch(/- [abc]:/);
+  });
+
+  it('without an injected label function every offered skill is [unverified], the rejected one too', async () => {
+    const t = await library({ 'skills/a/SKILL.md': skillContent('a'), 'skills/b/SKILL.md': skillContent('b') });
+    const l = new Map<string, SkillLabel>([
+      ['a', { verification: 'rejected', state: 'active' }],
+      ['b', { verification: 'promoted', state: 'stale' }],
+    ]);
+    const text = renderSkillIndex(t.engine.catalog.entries(), l, options);
+    expect(text).toContain('- a: Use for a. [unverified]\n');
+    expect(text).toContain('- b: Use for b. [unverified] [stale]\n');
   });
 
   it('honours requires/fallback tool conditions', async () => {

@@ -21,6 +21,7 @@ describe('the write-origin table (docs/write-origins.md)', () => {
       curator: ['curator', 'unknown', null],
       import: ['import', 'import', null],
       user: ['user', 'user', null],
+      gate: ['gate', 'unknown', null],
     });
   });
 

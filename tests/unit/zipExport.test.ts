@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { strToU8, unzipSync, zipSync } from 'fflate';
-import { buildSkillsZip, claudeUploadCheck, collectAllSkills, collectSkill, exportChecks, strictCheck } from '../../src/skills/zipExport';
+import { buildSkillsZip, claudeUploadCheck, collectAllSkills, collectSkill, exportChecks, strictCheck, VERIFICATION_SIDECAR_FILE } from '../../src/skills/zipExport';
+import { MemoryRecordStore } from '../../src/storage/memoryRecordStore';
+import { VerdictStore } from '../../src/gate/verdictStore';
+import { gateVerificationSource, verificationSidecar } from '../../src/gate/verificationViews';
+import { usageIndexLabel } from '../../src/gate/indexLabel';
+import type { VerdictRecord } from '../../src/gate/types';
+import { promotingResults, verdictRecord } from './gate/helpers/verdictRecords';
 import { applyImport, planImport } from '../../src/skills/zipImport';
 import { readCentralDirectory } from '../../src/skills/zipArchive';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
@@ -116,5 +122,63 @@ describe('Claude.ai upload check', () => {
 
   it('finds nothing wrong with a clean skill', () => {
     expect(exportChecks({ folder: 'alpha', files: [{ path: 'SKILL.md', bytes: strToU8(skillContent('alpha')) }] })).toEqual({ strict: [], claude: [] });
+  });
+});
+
+describe('export and import of the gate evidence', () => {
+  const EVALS = '{\n  "skill_name": "alpha",\n  "evals": [{ "id": 1, "prompt": "Write a commit message", "checks": [{ "type": "icontains", "value": "feat:" }] }],\n  "x_unknown": true\n}\n';
+
+  async function verifiedSource() {
+    const source = createTestEngine();
+    expect((await source.manage({ action: 'create', name: 'alpha', content: skillContent('alpha') })).success).toBe(true);
+    expect((await source.manage({ action: 'write_file', name: 'alpha', file_path: 'evals/evals.json', file_content: EVALS })).success).toBe(true);
+    const verdicts = new VerdictStore(new MemoryRecordStore<VerdictRecord>({ indexes: { bySkill: 'skill' } }));
+    const record = verdictRecord(promotingResults(), { id: 'run-1', skill: 'alpha' });
+    await verdicts.put(record);
+    await source.engine.usage.applyVerdict('alpha', 'promoted', 'run-1');
+    source.engine.verification = gateVerificationSource({ usage: source.engine.usage, verdicts });
+    return { source, record };
+  }
+
+  it('carries evals.json and verification.json; SKILL.md bytes untouched; the import is staged and the claim noted', async () => {
+    const { source, record } = await verifiedSource();
+    const skillMd = await source.files.read('skills/alpha/SKILL.md');
+    const exported = (await collectSkill(source.engine, 'alpha'))!;
+    expect(exported.files.map((f) => f.path).sort()).toEqual(['SKILL.md', 'evals/evals.json', VERIFICATION_SIDECAR_FILE]);
+    const archive = buildSkillsZip([exported]);
+    const entries = unzipSync(archive);
+    expect(entries['alpha/SKILL.md']).toEqual(skillMd);
+    expect(new TextDecoder().decode(entries['alpha/evals/evals.json'])).toBe(EVALS);
+    expect(entries['alpha/evals/verification.json']).toEqual(verificationSidecar(record));
+
+    const target = createTestEngine();
+    const plan = planImport(archive);
+    expect(plan.skills[0].claimed).toEqual({ verdict: 'promoted', code: 'promoted', model: 'qwen3:8b (http://localhost:11434)', date: record.finishedAt, protocol: 'gate.v1' });
+    expect(plan.skills[0].warnings.join(' ')).toContain('claims: promoted by model qwen3:8b');
+    const [outcome] = await applyImport(target.engine, plan, { [plan.skills[0].id]: { include: true } });
+    expect(outcome).toMatchObject({ status: 'imported', claimed: { verdict: 'promoted' } });
+    expect(await target.files.read('skills/alpha/SKILL.md')).toEqual(skillMd);
+    expect(await target.files.readText('skills/alpha/evals/evals.json')).toBe(EVALS);
+    expect(await target.files.read('skills/alpha/evals/verification.json')).toEqual(verificationSidecar(record));
+    expect(await target.engine.usage.get('alpha')).toMatchObject({ verification: 'staged', verdict_id: null, approved_by: null });
+    expect(usageIndexLabel((await target.engine.usage.labels()).get('alpha'))).toBe('[unverified]');
+    const [entry] = await target.engine.ledger.list('alpha');
+    expect(entry!.evidence.claimed_verification).toMatchObject({ verdict: 'promoted' });
+  });
+
+  it('a stale verdict is not exported; a claimed sidecar the skill came with travels as it is', async () => {
+    const { source } = await verifiedSource();
+    await source.files.write('skills/alpha/evals/verification.json', '{"verdict":"promoted","model":"someone-else"}\n');
+    await source.engine.usage.bumpPatch('alpha');
+    const exported = (await collectSkill(source.engine, 'alpha'))!;
+    const sidecar = exported.files.find((f) => f.path === VERIFICATION_SIDECAR_FILE)!;
+    expect(new TextDecoder().decode(sidecar.bytes)).toBe('{"verdict":"promoted","model":"someone-else"}\n');
+  });
+
+  it('a sidecar that is not a verification record is kept as a file, with a warning and no claim', () => {
+    const plan = planImport(zipSync({ 'alpha/SKILL.md': strToU8(skillContent('alpha')), 'alpha/evals/verification.json': strToU8('not json') }));
+    expect(plan.skills[0].claimed).toBeNull();
+    expect(plan.skills[0].files.map((f) => f.path)).toContain('evals/verification.json');
+    expect(plan.skills[0].warnings.join(' ')).toContain('is not a verification record');
   });
 });

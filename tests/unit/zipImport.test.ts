@@ -205,7 +205,7 @@ describe('applyImport', () => {
     const t = createTestEngine();
     const plan = planImport(zip({ 'alpha/SKILL.md': skillContent('alpha'), 'alpha/scripts/run.sh': [strToU8(SCRIPT), { os: 3, attrs: (0o100755 << 16) >>> 0 }] }));
     const outcomes = await applyImport(t.engine, plan, { [plan.skills[0].id]: { include: true } });
-    expect(outcomes).toEqual([{ id: plan.skills[0].id, status: 'imported', name: 'alpha', dir: 'skills/alpha', replaced: false }]);
+    expect(outcomes).toEqual([{ id: plan.skills[0].id, status: 'imported', name: 'alpha', dir: 'skills/alpha', replaced: false, claimed: null }]);
     expect(await t.files.readText('skills/alpha/SKILL.md')).toBe(skillContent('alpha'));
     expect(await t.files.readText('skills/alpha/scripts/run.sh')).toBe(SCRIPT);
     const usage = await t.engine.usage.get('alpha');
