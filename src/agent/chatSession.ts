@@ -8,7 +8,7 @@
  */
 import { DEFAULT_MAX_ITERATIONS, runAgentTurn, type TurnEnd } from './agentLoop';
 import type { LearningCounters, LearningIntervals } from './learningCounters';
-import { skillInvocationMessage } from './slashCommands';
+import { buildSkillInvocation } from '../skills/skillInvocation';
 import { ProviderError, type ChatMessage as ModelMessage, type ChatProvider, type ToolCall } from '../providers/provider';
 import type { ChatSession as SessionRecord, SessionStore, StoredToolCall } from '../sessions/sessionStore';
 import type { ToolRegistry } from '../tools/toolRegistry';
@@ -213,7 +213,7 @@ export class ChatController {
       return false;
     }
     void this.deps.skills?.bumpUse(name).catch(() => undefined); // a count, not worth failing the turn for
-    return this.#userTurn(skillInvocationMessage(name, skillText, request), request || name);
+    return this.#userTurn(buildSkillInvocation(name, skillText, request), request || name);
   }
 
   /** Aborts the running reply; what it said so far stays. */

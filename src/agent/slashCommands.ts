@@ -54,12 +54,3 @@ export function completeSlash(text: string, skills: ReadonlyArray<{ name: string
   const skillSuggestions = skills.map((s) => ({ command: `/${s.name}`, description: s.description }));
   return [...BUILTIN_COMMANDS, ...skillSuggestions].filter((s) => s.command.slice(1).toLowerCase().startsWith(prefix)).slice(0, limit);
 }
-
-/**
- * The user message for `/<skill> request`: the skill's SKILL.md is given to the model as if it
- * had loaded it, followed by the request.
- */
-export function skillInvocationMessage(skillName: string, skillMarkdown: string, request: string): string {
-  const ask = request || `Apply the ${skillName} skill.`;
-  return `[The user loaded the skill "${skillName}" for this request. Follow it.]\n\n<skill name="${skillName}">\n${skillMarkdown}\n</skill>\n\n${ask}`;
-}

@@ -130,6 +130,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
     };
     if (this.nativeTools && request.tools && request.tools.length > 0) body.tools = toOpenAITools(request.tools);
     if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.seed !== undefined) body.seed = request.seed;
     if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
 
     let response: Response;

@@ -36,6 +36,8 @@ export interface ChatRequest {
   messages: ChatMessage[];
   tools?: ToolSpec[];
   temperature?: number;
+  /** A fixed sampling seed, sent where the provider accepts one (the gate's replays: docs/gate.md). */
+  seed?: number;
   maxTokens?: number;
   signal?: AbortSignal;
 }
@@ -66,17 +68,49 @@ export type ProviderErrorKind =
   | 'webgpu'
   | 'model';
 
+/** A sampling parameter some providers refuse (reasoning models reject `temperature`, some servers `seed`). */
+export type SamplingParam = 'temperature' | 'seed';
+
+/**
+ * What a caller that retries on its own (the verification gate) needs to know about a
+ * failure beyond its words: they decide whether to retry, wait, or drop a parameter.
+ */
+export interface ProviderErrorDetails {
+  /** A 400 that names this parameter as unsupported: the same request without it may work. */
+  rejectedParam?: SamplingParam;
+  /** The request does not fit the model's context window. */
+  contextTooLong?: boolean;
+  /** How long the server asked us to wait (Retry-After of a 429 or 503), in milliseconds. */
+  retryAfterMs?: number;
+}
+
 /** A failure with a message the user can act on (what to set, where). */
 export class ProviderError extends Error {
   override readonly name = 'ProviderError';
+  readonly rejectedParam?: SamplingParam;
+  readonly contextTooLong?: boolean;
+  readonly retryAfterMs?: number;
   constructor(
     readonly kind: ProviderErrorKind,
     message: string,
     /** What to do about it, shown under the message. */
     readonly hint = '',
     readonly status?: number,
+    details: ProviderErrorDetails = {},
   ) {
     super(message);
+    if (details.rejectedParam !== undefined) this.rejectedParam = details.rejectedParam;
+    if (details.contextTooLong) this.contextTooLong = true;
+    if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+  }
+
+  /** The machine-readable details, e.g. to send the error across a MessagePort. */
+  get details(): ProviderErrorDetails {
+    const details: ProviderErrorDetails = {};
+    if (this.rejectedParam !== undefined) details.rejectedParam = this.rejectedParam;
+    if (this.contextTooLong) details.contextTooLong = true;
+    if (this.retryAfterMs !== undefined) details.retryAfterMs = this.retryAfterMs;
+    return details;
   }
 }
 

@@ -6,7 +6,7 @@
  * its answer. A `no-cors` probe tells the two apart: it needs no CORS headers, so it
  * resolves (with an opaque response) whenever something answered at all.
  */
-import { ProviderError } from './provider';
+import { ProviderError, type SamplingParam } from './provider';
 import { presetById, presetForBaseUrl, type ProviderPreset } from './presets';
 
 export interface ErrorContext {
@@ -85,6 +85,41 @@ function withDetail(message: string, detail: string): string {
   return detail ? `${message} The server said: ${detail}` : message;
 }
 
+/**
+ * A Retry-After header in milliseconds: either delay-seconds or an HTTP date (RFC 9110).
+ * Undefined when absent or unreadable; a date in the past is 0.
+ */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+const REFUSAL_WORDS = /unsupported|not supported|does not support|unrecognized|unknown (parameter|field|argument|key)|not allowed|not permitted|extra (inputs|fields)|invalid/i;
+const SAMPLING_PARAMS: readonly SamplingParam[] = ['temperature', 'seed'];
+
+/**
+ * The sampling parameter a 400's message says the model refuses, e.g. OpenAI's reasoning
+ * models: "Unsupported parameter: 'temperature'" or "Unsupported value: 'temperature' does
+ * not support 0 with this model". When both are named, the one named first.
+ */
+export function rejectedSamplingParam(detail: string): SamplingParam | undefined {
+  if (!REFUSAL_WORDS.test(detail)) return undefined;
+  let found: { param: SamplingParam; at: number } | undefined;
+  for (const param of SAMPLING_PARAMS) {
+    const at = detail.search(new RegExp(`\\b${param}\\b`, 'i'));
+    if (at >= 0 && (!found || at < found.at)) found = { param, at };
+  }
+  return found?.param;
+}
+
+/** Whether a 400's message says the request does not fit the model's context window. */
+export function saysContextTooLong(detail: string): boolean {
+  return /context|too long|maximum.*tokens|tokens.*exceed/i.test(detail);
+}
+
 /** A non-2xx answer from `url`. `retryAfter` is the Retry-After header, if any. */
 export function httpError(status: number, bodyText: string, context: ErrorContext, retryAfter?: string | null): ProviderError {
   const base = displayUrl(context.baseUrl);
@@ -126,6 +161,7 @@ export function httpError(status: number, bodyText: string, context: ErrorContex
         ? `Wait ${seconds} s and try again, or check the plan or credits of this account.`
         : 'Wait a little and try again, or check the plan or credits of this account.',
       status,
+      retryAfterMs(retryAfter),
     );
   }
   if (status === 408 || status >= 500) {
@@ -136,9 +172,11 @@ export function httpError(status: number, bodyText: string, context: ErrorContex
         ? 'This is a problem on the server side: check its log (the model may have failed to load or run out of memory), then try again.'
         : 'This is a problem on the server side; try again in a moment.',
       status,
+      status === 503 ? retryAfterMs(retryAfter) : {},
     );
   }
-  const tooLong = /context|too long|maximum.*tokens|tokens.*exceed/i.test(detail);
+  const rejectedParam = rejectedSamplingParam(detail);
+  const tooLong = !rejectedParam && saysContextTooLong(detail);
   return new ProviderError(
     'bad-request',
     withDetail(`The server at ${base} rejected the request (${status}).`, detail),
@@ -146,7 +184,13 @@ export function httpError(status: number, bodyText: string, context: ErrorContex
       ? 'The conversation is too long for this model: start a new chat or pick a model with a larger context.'
       : 'Check the model name and the Base URL in Settings; the server\'s message above says what it did not accept.',
     status,
+    rejectedParam ? { rejectedParam } : tooLong ? { contextTooLong: true } : {},
   );
+}
+
+function retryAfterMs(header: string | null | undefined): { retryAfterMs?: number } {
+  const ms = parseRetryAfter(header);
+  return ms === undefined ? {} : { retryAfterMs: ms };
 }
 
 /**

@@ -113,6 +113,14 @@ describe('streamed text', () => {
     expect(server.lastChat().body).toMatchObject({ temperature: 0.2, max_tokens: 64 });
   });
 
+  it('sends seed when given, and no seed otherwise', async () => {
+    server.script({ text: 'ok' }, { text: 'ok' });
+    await run(provider(), { ...userMessage, temperature: 0, seed: 7 });
+    expect(server.lastChat().body).toMatchObject({ temperature: 0, seed: 7 });
+    await run(provider());
+    expect(server.lastChat().body.seed).toBeUndefined();
+  });
+
   it.each<[string, StreamQuirks]>([
     ['UTF-8 cut into 1-byte writes', { writeSize: 1 }],
     ['UTF-8 cut into 5-byte writes', { writeSize: 5 }],
@@ -413,6 +421,36 @@ describe('HTTP errors', () => {
     const outcome = await run(provider());
     expect(outcome.error?.kind).toBe('bad-request');
     expect(outcome.error?.hint).toMatch(/new chat/);
+  });
+
+  it.each<[string, 'temperature' | 'seed']>([
+    ["Unsupported parameter: 'temperature' is not supported with this model.", 'temperature'],
+    ["Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.", 'temperature'],
+    ["Unsupported parameter: 'seed' is not supported with this model.", 'seed'],
+  ])('a 400 "%s" names the rejected parameter', async (message, param) => {
+    server.script({ error: { status: 400, body: { error: { message, type: 'invalid_request_error' } } } });
+    const outcome = await run(provider(), { ...userMessage, temperature: 0, seed: 7 });
+    expect(outcome.error?.kind).toBe('bad-request');
+    expect(outcome.error?.rejectedParam).toBe(param);
+    expect(outcome.error?.contextTooLong).toBeUndefined();
+  });
+
+  it('a context-length 400 is marked contextTooLong, with no rejected parameter', async () => {
+    server.script({ error: { status: 400, body: { error: { message: "This model's maximum context length is 8192 tokens", code: 'context_length_exceeded' } } } });
+    const error = (await run(provider())).error;
+    expect(error?.contextTooLong).toBe(true);
+    expect(error?.rejectedParam).toBeUndefined();
+  });
+
+  it('Retry-After of a 429 and of a 503 is read into retryAfterMs; a 500 has none', async () => {
+    server.script(
+      { error: { status: 429, message: 'slow down', headers: { 'Retry-After': '7' } } },
+      { error: { status: 503, message: 'overloaded', headers: { 'Retry-After': '2' } } },
+      { error: { status: 500, message: 'boom', headers: { 'Retry-After': '2' } } },
+    );
+    expect((await run(provider())).error?.retryAfterMs).toBe(7000);
+    expect((await run(provider())).error?.retryAfterMs).toBe(2000);
+    expect((await run(provider())).error?.retryAfterMs).toBeUndefined();
   });
 
   it('a server that is down → ProviderError(network) that says to start it', async () => {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { fetchFailure, httpError, probeReachability, serverMessage } from '../../src/providers/providerErrors';
+import { fetchFailure, httpError, parseRetryAfter, probeReachability, rejectedSamplingParam, serverMessage } from '../../src/providers/providerErrors';
 import { PROVIDER_PRESETS, presetForBaseUrl } from '../../src/providers/presets';
 import { PRESETS as UI_PRESETS } from '../../src/ui/state/settingsModel';
 
@@ -97,6 +97,47 @@ describe('HTTP status mapping', () => {
     expect(serverMessage('{"detail":"Not Found"}')).toBe('Not Found');
     expect(serverMessage('<!DOCTYPE html><html></html>')).toBe('');
     expect(serverMessage('x'.repeat(1000)).length).toBeLessThan(310);
+  });
+});
+
+describe('details a retrying caller reads', () => {
+  const context = { baseUrl: 'https://api.openai.com/v1', model: 'o3-mini' };
+
+  it('parses Retry-After as seconds or as an HTTP date, and ignores anything else', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfter('3', now)).toBe(3000);
+    expect(parseRetryAfter(' 0 ', now)).toBe(0);
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:05 GMT', now)).toBe(5000);
+    expect(parseRetryAfter('Wed, 31 Dec 2025 23:59:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(null, now)).toBeUndefined();
+    expect(parseRetryAfter('', now)).toBeUndefined();
+  });
+
+  it.each<[string, 'temperature' | 'seed' | undefined]>([
+    ["Unsupported parameter: 'temperature' is not supported with this model.", 'temperature'],
+    ["Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.", 'temperature'],
+    ["Unsupported parameter: 'seed'", 'seed'],
+    ['seed is not supported by this endpoint', 'seed'],
+    ['Unrecognized request argument supplied: seed', 'seed'],
+    ["This model's maximum context length is 8192 tokens", undefined],
+    ['The temperature is nice today', undefined],
+    ['Invalid model name', undefined],
+  ])('"%s" → %s', (message, param) => {
+    expect(rejectedSamplingParam(message)).toBe(param);
+  });
+
+  it('httpError carries rejectedParam, contextTooLong and retryAfterMs', () => {
+    const rejected = httpError(400, JSON.stringify({ error: { message: "Unsupported parameter: 'temperature'" } }), context);
+    expect(rejected.rejectedParam).toBe('temperature');
+    expect(rejected.details).toEqual({ rejectedParam: 'temperature' });
+    const tooLong = httpError(400, JSON.stringify({ error: { message: 'Prompt is too long: 9000 tokens > 8192' } }), context);
+    expect(tooLong.contextTooLong).toBe(true);
+    expect(tooLong.rejectedParam).toBeUndefined();
+    expect(httpError(429, '', context, '12').retryAfterMs).toBe(12000);
+    expect(httpError(503, '', context, '4').retryAfterMs).toBe(4000);
+    expect(httpError(502, '', context, '4').retryAfterMs).toBeUndefined();
+    expect(httpError(400, 'nope', context).details).toEqual({});
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { completeSlash, parseSlashCommand, skillInvocationMessage } from '../../src/agent/slashCommands';
+import { completeSlash, parseSlashCommand } from '../../src/agent/slashCommands';
+import { buildSkillInvocation } from '../../src/skills/skillInvocation';
 
 const skills = new Set(['tea', 'git-style']);
 
@@ -31,7 +32,7 @@ describe('slash commands', () => {
   });
 
   it('wraps the skill and the request for the model', () => {
-    const text = skillInvocationMessage('tea', '# Tea', '');
+    const text = buildSkillInvocation('tea', '# Tea', '');
     expect(text).toContain('<skill name="tea">\n# Tea\n</skill>');
     expect(text.endsWith('Apply the tea skill.')).toBe(true);
   });

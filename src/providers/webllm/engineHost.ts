@@ -16,6 +16,9 @@
  * - A SharedWorker would share one engine across tabs too, but Chrome for Android has no
  *   SharedWorker, and web-llm's handler still assumes one client per worker, so the turn
  *   queue would have to live in the shared worker anyway. One engine per tab is enough.
+ * - Turns have a priority: a foreground caller (the chat) waiting for the engine goes before
+ *   every waiting background caller (verification replays), so a gate run never makes the
+ *   user wait behind its queue; a generation already running is never cut short.
  * Relaying tokens through the UI thread costs a postMessage per chunk, which is negligible
  * next to generating the token.
  *
@@ -41,6 +44,19 @@ export interface HostStatus {
   progress: number;
   text: string;
   error?: ProviderError;
+}
+
+/** Who is waiting for the engine: the person in the chat, or background work. */
+export type EnginePriority = 'foreground' | 'background';
+
+export interface HostAcquireOptions extends AcquireOptions {
+  /** Default foreground. */
+  priority?: EnginePriority;
+}
+
+interface WaitingTurn {
+  priority: EnginePriority;
+  grant(): void;
 }
 
 export interface EngineHostOptions {
@@ -79,7 +95,8 @@ export class EngineHost implements EngineAccess {
   #instance: Promise<EngineInstance> | null = null;
   #loadedModel: string | undefined;
   #loading: LoadInFlight | null = null;
-  #tail: Promise<void> = Promise.resolve();
+  #busy = false;
+  readonly #waiting: WaitingTurn[] = [];
   #status: HostStatus = { phase: 'idle', progress: 0, text: '' };
   readonly #statusListeners = new Set<(status: HostStatus) => void>();
 
@@ -94,6 +111,11 @@ export class EngineHost implements EngineAccess {
 
   get loadedModel(): string | undefined {
     return this.#loadedModel;
+  }
+
+  /** Callers waiting for the engine (a load or a generation is holding it). */
+  get waitingTurns(): number {
+    return this.#waiting.length;
   }
 
   /** Calls `listener` now and on every status change; returns the unsubscribe function. */
@@ -171,22 +193,38 @@ export class EngineHost implements EngineAccess {
     this.#setStatus({ phase: 'loading', modelId: this.#loading.modelId, progress: progress.progress, text: progress.text });
   }
 
-  /** Waits for the engine to be free; resolves to the function that frees it again. */
-  #takeTurn(): Promise<() => void> {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
+  /**
+   * Waits for the engine to be free; resolves to the function that frees it again. Waiting
+   * foreground turns are granted before waiting background ones, each in arrival order.
+   */
+  #takeTurn(priority: EnginePriority = 'foreground'): Promise<() => void> {
+    return new Promise((resolve) => {
+      const grant = () => {
+        this.#busy = true;
+        let released = false;
+        resolve(() => {
+          if (released) return;
+          released = true;
+          this.#passTurn();
+        });
+      };
+      if (this.#busy) this.#waiting.push({ priority, grant });
+      else grant();
     });
-    const granted = this.#tail.then(() => release);
-    this.#tail = this.#tail.then(() => held);
-    return granted;
+  }
+
+  #passTurn(): void {
+    this.#busy = false;
+    const foreground = this.#waiting.findIndex((turn) => turn.priority === 'foreground');
+    const [next] = this.#waiting.splice(foreground >= 0 ? foreground : 0, 1);
+    next?.grant();
   }
 
   /** Loads `modelId` (downloading it if needed); resolves at once when it is already loaded. */
-  async load(modelId: string, options: AcquireOptions = {}): Promise<void> {
+  async load(modelId: string, options: HostAcquireOptions = {}): Promise<void> {
     if (this.#loadedModel === modelId && !this.#loading) return;
     if (this.#loading?.modelId === modelId) return this.#joinLoad(this.#loading, options);
-    const release = await this.#takeTurn();
+    const release = await this.#takeTurn(options.priority);
     try {
       if (this.#loadedModel === modelId) return;
       await this.#loadHoldingTurn(modelId, options);
@@ -275,16 +313,16 @@ export class EngineHost implements EngineAccess {
     this.#setStatus({ phase: 'idle', progress: 0, text: '' });
   }
 
-  async acquire(modelId: string, options: AcquireOptions = {}): Promise<CompletionEngine> {
+  async acquire(modelId: string, options: HostAcquireOptions = {}): Promise<CompletionEngine> {
     await this.load(modelId, options);
-    return this.#session(modelId);
+    return this.#session(modelId, options.priority ?? 'foreground');
   }
 
   /**
    * One caller's view of the engine: its generations wait for their turn, and its Stop
    * interrupts only its own generation (or just leaves the queue).
    */
-  #session(modelId: string): CompletionEngine {
+  #session(modelId: string, priority: EnginePriority): CompletionEngine {
     let generating = false;
     let interrupted = false;
     let onInterrupt: () => void = () => {};
@@ -301,7 +339,7 @@ export class EngineHost implements EngineAccess {
       chat: {
         completions: {
           async create(request: ChatCompletionRequestStreaming) {
-            const turn = host.#takeTurn();
+            const turn = host.#takeTurn(priority);
             const release = await Promise.race([turn, interruptedWhileWaiting]);
             if (release === null || interrupted) {
               void turn.then((free) => free());
@@ -346,15 +384,16 @@ export class EngineHost implements EngineAccess {
 
   /**
    * A port another context (the review worker) can use to stream completions through this
-   * same engine: transfer it, then wrap it with `connectRemoteEngine()` there.
+   * same engine: transfer it, then wrap it with `connectRemoteEngine()` there. Every
+   * generation through the port waits with `priority` (background for verification replays).
    */
-  connectPort(): MessagePort {
+  connectPort(priority: EnginePriority = 'foreground'): MessagePort {
     const channel = new MessageChannel();
-    this.#serve(channel.port1);
+    this.#serve(channel.port1, priority);
     return channel.port2;
   }
 
-  #serve(port: MessagePort): void {
+  #serve(port: MessagePort, priority: EnginePriority): void {
     const sessions = new Map<number, CompletionEngine>();
     // Stop can arrive while the model is still loading, before a session exists.
     const stoppedEarly = new Set<number>();
@@ -370,7 +409,7 @@ export class EngineHost implements EngineAccess {
       if (message.type !== 'generate') return;
       const { id } = message;
       try {
-        const session = await this.acquire(message.modelId);
+        const session = await this.acquire(message.modelId, { priority });
         sessions.set(id, session);
         if (stoppedEarly.delete(id)) session.interruptGenerate();
         const stream = await session.chat.completions.create(message.request);
@@ -379,7 +418,7 @@ export class EngineHost implements EngineAccess {
         send({ type: 'end', id });
       } catch (error) {
         const failure = toProviderError(error, { stage: 'generate', modelId: message.modelId, online: isOnline() });
-        send({ type: 'error', id, error: { kind: failure.kind, message: failure.message, hint: failure.hint } });
+        send({ type: 'error', id, error: { kind: failure.kind, message: failure.message, hint: failure.hint, details: failure.details } });
       } finally {
         sessions.delete(id);
       }

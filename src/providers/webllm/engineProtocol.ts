@@ -4,7 +4,7 @@
  * own worker protocol; this one only forwards whole generations.
  */
 import type { ChatCompletionChunk, ChatCompletionRequestStreaming } from './engine';
-import type { ProviderErrorKind } from '../provider';
+import type { ProviderErrorDetails, ProviderErrorKind } from '../provider';
 
 export type RemoteRequest =
   | { type: 'generate'; id: number; modelId: string; request: ChatCompletionRequestStreaming }
@@ -14,6 +14,8 @@ export interface SerializedProviderError {
   kind: ProviderErrorKind;
   message: string;
   hint: string;
+  /** e.g. `contextTooLong`, which the gate reads (absent from older hosts). */
+  details?: ProviderErrorDetails;
 }
 
 export type RemoteResponse =

@@ -74,6 +74,8 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
       'bad-request',
       'The conversation is longer than this model can read at once.',
       'Start a new chat, or pick a model with a larger context window.',
+      undefined,
+      { contextTooLong: true },
     );
   }
   if (/Failed to fetch|NetworkError|net::|Load failed|fetch failed|ERR_INTERNET_DISCONNECTED|Cannot fetch/i.test(all)) {

@@ -78,7 +78,7 @@ export function connectRemoteEngine(port: MessagePort): EngineAccess {
         break;
       case 'error': {
         pending.delete(message.id);
-        const failure = new ProviderError(message.error.kind, message.error.message, message.error.hint);
+        const failure = new ProviderError(message.error.kind, message.error.message, message.error.hint, undefined, message.error.details);
         generation.started.reject(failure);
         generation.queue.end(failure);
         break;

@@ -205,6 +205,8 @@ export class WebLlmProvider implements ChatProvider {
         stream: true,
         stream_options: { include_usage: true },
         temperature: request.temperature,
+        // web-llm takes an integer seed only (a SeedTypeError otherwise).
+        ...(request.seed !== undefined ? { seed: Math.trunc(request.seed) } : {}),
         max_tokens: request.maxTokens,
         ...(useTools
           ? {

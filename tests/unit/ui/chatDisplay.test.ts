@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { displayItems, snippetPieces } from '../../../src/ui/state/chatDisplay';
-import { skillInvocationMessage } from '../../../src/agent/slashCommands';
+import { buildSkillInvocation } from '../../../src/skills/skillInvocation';
 import type { ChatLine } from '../../../src/agent/chatSession';
 
 const idle = { generating: false, draft: '' };
@@ -39,7 +39,7 @@ describe('chat display', () => {
   });
 
   it('shows a /<skill> message as the request with the skill as a chip', () => {
-    const content = skillInvocationMessage('tea', '---\nname: tea\n---\n\n# Tea\n', 'two cups');
+    const content = buildSkillInvocation('tea', '---\nname: tea\n---\n\n# Tea\n', 'two cups');
     const [item] = displayItems([{ id: 'a', seq: 0, role: 'user', content }], idle);
     expect(item).toMatchObject({ kind: 'user', text: 'two cups', skill: 'tea' });
   });

@@ -2,7 +2,7 @@
  * The shared-engine host with a fake web-llm client and a fake worker: one engine for the UI
  * caller and a remote (port) caller, turn-taking, per-caller Stop, cancel and worker death.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ProviderError } from '../../../src/providers/provider';
 import type { ChatCompletionChunk } from '../../../src/providers/webllm/engine';
 import { EngineHost, type HostStatus } from '../../../src/providers/webllm/engineHost';
@@ -47,6 +47,8 @@ interface Harness {
 /** Stands in for WebWorkerMLCEngine: scripted reloads and streams that wait for `gate`. */
 class FakeClient {
   reloads: string[] = [];
+  /** The label of each generation, in the order the engine started them. */
+  created: string[] = [];
   interrupts = 0;
   streamGate = deferred();
   /** Resolves when a stream has yielded its first chunk and waits at `streamGate`. */
@@ -77,6 +79,8 @@ class FakeClient {
       create: async (request: { messages: { content: string }[] }) => {
         const client = this;
         const label = request.messages[0].content;
+        this.created.push(label);
+        if (label === 'too-long') throw new Error('ContextWindowSizeExceededError: Prompt tokens exceed context window size');
         this.#interrupted = false;
         return (async function* () {
           yield chunk(`${label}:1`);
@@ -180,6 +184,49 @@ describe('EngineHost', () => {
     expect(engines[0].interrupts).toBe(1);
   });
 
+  it('a waiting foreground (chat) generation goes before queued background (gate) ones', async () => {
+    const { host, engines } = makeHost();
+    const chat = await host.acquire(MODEL);
+    const gate = await host.acquire(MODEL, { priority: 'background' });
+    const holding = await gate.chat.completions.create(request('gate-1'));
+    const waiting = [
+      gate.chat.completions.create(request('gate-2')),
+      gate.chat.completions.create(request('gate-3')),
+      chat.chat.completions.create(request('chat-1')),
+    ];
+    expect(host.waitingTurns).toBe(3);
+    // The running gate generation is not cut short: it finishes, then the chat goes first.
+    engines[0].streamGate.resolve();
+    expect(await texts(holding)).toEqual(['gate-1:1', 'gate-1:2']);
+    const all = await Promise.all(waiting.map(async (stream) => texts(await stream)));
+    expect(all).toEqual([
+      ['gate-2:1', 'gate-2:2'],
+      ['gate-3:1', 'gate-3:2'],
+      ['chat-1:1', 'chat-1:2'],
+    ]);
+    expect(engines[0].created).toEqual(['gate-1', 'chat-1', 'gate-2', 'gate-3']);
+    expect(engines[0].interrupts).toBe(0);
+  });
+
+  it('a background port waits behind the chat for the engine', async () => {
+    const { host, engines } = makeHost();
+    const chat = await host.acquire(MODEL);
+    const holding = await chat.chat.completions.create(request('chat-1'));
+    const remote = await connectRemoteEngine(host.connectPort('background')).acquire(MODEL);
+    const fromGate = remote.chat.completions.create(request('gate'));
+    // Let the port's request reach the host's queue before the chat asks again.
+    await vi.waitFor(() => expect(host.waitingTurns).toBe(1));
+    const chat2 = chat.chat.completions.create(request('chat-2'));
+    engines[0].streamGate.resolve();
+    await texts(holding);
+    const [gateTexts, chatTexts] = await Promise.all([fromGate.then(texts), chat2.then(texts)]);
+    expect([gateTexts, chatTexts]).toEqual([
+      ['gate:1', 'gate:2'],
+      ['chat-2:1', 'chat-2:2'],
+    ]);
+    expect(engines[0].created).toEqual(['chat-1', 'chat-2', 'gate']);
+  });
+
   it('cancel ends a load with "aborted" and the next load starts a fresh worker', async () => {
     const harness = makeHost();
     const { host, workers, engines } = harness;
@@ -211,6 +258,14 @@ describe('EngineHost', () => {
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ kind: 'model' });
     expect(host.status.phase).toBe('error');
+  });
+
+  it('forwards a context-window failure to a remote caller marked contextTooLong', async () => {
+    const { host } = makeHost();
+    const remote = await connectRemoteEngine(host.connectPort('background')).acquire(MODEL);
+    const error = await remote.chat.completions.create(request('too-long')).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ kind: 'bad-request', contextTooLong: true });
   });
 
   it('forwards a load failure to a remote caller with its kind and hint', async () => {

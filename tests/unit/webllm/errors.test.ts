@@ -47,6 +47,7 @@ describe('web-llm error mapping', () => {
     const long = toProviderError('ContextWindowSizeExceededError: Prompt tokens exceed context window size', { stage: 'generate' });
     expect(long.kind).toBe('bad-request');
     expect(long.hint).toMatch(/new chat/);
+    expect(long.contextTooLong).toBe(true);
   });
 
   it('keeps the original text for anything unknown and passes ProviderErrors through', () => {

@@ -93,6 +93,15 @@ describe('WebLlmProvider stream mapping', () => {
     expect(engine.requests[0].tools).toBeUndefined();
   });
 
+  it('passes an integer seed to web-llm when given, and none otherwise', async () => {
+    const engine = new FakeEngine([chunk({ content: 'a' }, 'stop')]);
+    const provider = new WebLlmProvider({ model: MODEL, access: accessTo(engine), nativeTools: false });
+    await collect(provider.stream({ messages: [{ role: 'user', content: 'hi' }], temperature: 0, seed: 7 }));
+    expect(engine.requests[0]).toMatchObject({ temperature: 0, seed: 7 });
+    await collect(provider.stream({ messages: [{ role: 'user', content: 'hi' }] }));
+    expect('seed' in engine.requests[1]!).toBe(false);
+  });
+
   it('splits Qwen3 <think> reasoning from the answer, across chunk boundaries', async () => {
     const engine = new FakeEngine([chunk({ content: '<thi' }), chunk({ content: 'nk>plan it</th' }), chunk({ content: 'ink>\n\nAnswer' }), chunk({}, 'length')]);
     const provider = new WebLlmProvider({ model: MODEL, access: accessTo(engine), nativeTools: false });
