@@ -50,6 +50,17 @@ export function isCheckType(value: unknown): value is CheckType {
   return typeof value === 'string' && (CHECK_TYPES as readonly string[]).includes(value);
 }
 
+/**
+ * The canonical check type for a name written elsewhere: promptfoo's kebab-case
+ * (`not-contains`, `icontains-any`, `starts-with`, `is-json`) and any letter case map onto
+ * Knack's snake_case. Null when there is no such check type.
+ */
+export function normalizeCheckType(name: unknown): CheckType | null {
+  if (typeof name !== 'string') return null;
+  const canonical = name.trim().toLowerCase().replace(/-/g, '_');
+  return isCheckType(canonical) ? canonical : null;
+}
+
 export function isRegexCheck(check: Pick<Check, 'type'>): boolean {
   return REGEX_TYPES.has(check.type);
 }

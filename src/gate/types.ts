@@ -74,6 +74,11 @@ export interface ScorableCase {
   files: { path: string; text: string; sha256: string }[];
   checks: Check[];
   source: boolean;
+  /**
+   * Malformed checks left out of `checks` (and so of k), each as "checks[i].field: why";
+   * absent when every check was kept. A case whose checks are all malformed is excluded instead.
+   */
+  ignoredChecks?: string[];
 }
 
 export interface ExcludedCase {
