@@ -122,8 +122,10 @@ export interface ArmReplay {
   finishReason?: FinishReason;
   /** Summed over every request this arm made. */
   usage: Usage;
-  /** The parameters of the last request sent. */
+  /** The parameters of the last request sent, as the evidence records them. */
   params: RecordedParams;
+  /** The same parameters as sent: key a cache `put` with these (a refused one may have been dropped). */
+  sentParams: ReplayParams;
   /** Requests sent, retries included. */
   requests: number;
   /** The model called a tool and was told once that there are none. */
@@ -297,6 +299,7 @@ export async function replayArm(provider: ChatProvider, request: ReplayRequest, 
     rawText: '',
     usage: state.usage,
     params: recordedParams(state.params),
+    sentParams: { ...state.params },
     requests: state.requests,
     toolCallRefused,
     ...fields,

@@ -84,6 +84,7 @@ describe('replayArm: answers', () => {
       requests: 1,
       toolCallRefused: false,
       params: { temperature: 0, seed: 7, maxTokens: 1024 },
+      sentParams: { temperature: 0, seed: 7, maxTokens: 1024 },
       usage: { promptTokens: 10, completionTokens: 3 },
     });
     expect(fake.requests).toEqual([{ messages: request.messages, temperature: 0, seed: 7, maxTokens: 1024 }]);
@@ -224,6 +225,7 @@ describe('replayArm: rejected sampling parameters', () => {
     const fake = scriptedProvider([{ error: rejects('temperature') }, { text: 'ok' }, { text: 'again' }], 'o3-mini');
     const first = await replayArm(fake.provider, request, options({ memory }));
     expect(first).toMatchObject({ status: 'ok', requests: 2, params: { temperature: 'provider-default', seed: 7, maxTokens: 1024 } });
+    expect(first.sentParams).toEqual({ seed: 7, maxTokens: 1024 });
     expect(fake.requests.map((sent) => sent.temperature)).toEqual([0, undefined]);
     expect('temperature' in fake.requests[1]!).toBe(false);
     expect(memory.rejected('http://localhost:11434/v1', 'o3-mini')).toEqual(['temperature']);
