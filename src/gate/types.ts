@@ -246,3 +246,81 @@ export interface Verdict {
 
 /** What the index shows for a skill (verdictLabel.ts is the only producer). */
 export type IndexLabel = '[verified]' | '[unverified]' | '[approved]' | null;
+
+/** A case named in a stored split: its id and its split key (never its text). */
+export interface CaseRef {
+  id: string | number;
+  key: string;
+}
+
+/** The model and the parameters a run actually sent (after any retry without a rejected one). */
+export interface GateModelUsed {
+  /** Origin of an HTTP provider, or 'webgpu'. */
+  provider: string;
+  id: string;
+  params: {
+    /** 'provider-default' when the provider refused `temperature` and the run went on without it. */
+    temperature: number | 'provider-default';
+    /** null when the provider refused `seed`. */
+    seed: number | null;
+    maxTokens: number;
+  };
+}
+
+export interface GateCost {
+  requests: number;
+  cacheHits: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** true when the provider reported no usage and the token counts are estimates. */
+  estimated: boolean;
+  /** null when the price of the model is unknown (always for local models). */
+  usd: number | null;
+  ms: number;
+}
+
+/**
+ * The full evidence of one completed run (IndexedDB `verdicts`). Written once when a run
+ * ends; the UI, the index label and the export only read it. A verdict is about one
+ * (skill bytes, cases, model, protocol) tuple: the hashes say which.
+ */
+export interface VerdictRecord {
+  id: string;
+  skill: string;
+  /** sha256 of the SKILL.md bytes the run measured. */
+  skillHash: string;
+  /** sha256 of the canonical evals the run measured. */
+  casesHash: string;
+  /** Ledger sequence number of the skill version measured. */
+  skillVersion: number;
+  protocol: 'gate.v1';
+  policy: EvidencePolicy;
+  model: GateModelUsed;
+  /** 'memory' when the opt-in replay with the frozen memory snapshot was used. */
+  context: 'isolated' | 'memory';
+  verdict: Verdict;
+  startedAt: string;
+  finishedAt: string;
+  split: { dev: CaseRef[]; holdout: CaseRef[]; excluded: ExcludedCase[] };
+  cases: CaseResult[];
+  cost: GateCost;
+  /** New version vs the previous version's with-skill answers on the same cases (after a patch). */
+  vsPrevious?: { version: number; up: number; down: number; tie: number };
+  /** 'superseded' when the skill or its cases changed during the run: stored, never applied. */
+  status: 'applied' | 'superseded';
+  /** Set when the user approved a staged skill (label [approved], never [verified]). */
+  approvedBy?: 'user';
+  /** Per-check diagnostics of the run (summary.ts `checkDiagnostics`). */
+  checkDiagnostics: CheckDiagnostic[];
+}
+
+/** Progress of a run in flight, as the worker reports it to the UI. */
+export interface GateProgress {
+  runId: string;
+  skill: string;
+  phase: 'dev' | 'holdout' | 'done';
+  casesDone: number;
+  casesTotal: number;
+  requests: number;
+  cacheHits: number;
+}
