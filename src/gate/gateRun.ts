@@ -209,6 +209,7 @@ export async function runGate(input: GateRunInput, deps: GateRunDeps): Promise<G
     }
     if (state.stoppedBy) notes.stoppedBy = state.stoppedBy;
     notes.noiseProbe = await probeIfWorthIt(ctx, state, split, pool.signal);
+    if (input.signal?.aborted) return { kind: 'cancelled', pairsDone: state.results.length, pairsTotal };
     const result = await finish(ctx, facts(), split, notes);
     progress('done');
     return result;
