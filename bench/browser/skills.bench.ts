@@ -25,7 +25,7 @@ import { SkillCatalog } from '../../src/skills/skillCatalog';
 import { RecordCatalogSnapshot } from '../../src/skills/catalogSnapshot';
 import { SkillIndex, type IndexOptions, type SkillLabel } from '../../src/skills/skillIndex';
 import { UsageStore, emptyUsageRecord, type UsageRecord } from '../../src/skills/usageStore';
-import type { SkillServices } from '../../src/app/skillServices';
+import type { ConsoleSkills as SkillServices } from '../../src/app/boot';
 
 const BENCH_DB = 'knack-bench-skills';
 const CATEGORIES = 25;

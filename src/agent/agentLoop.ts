@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatProvider, ProviderError, ToolCall, ToolSpec } from '../providers/provider';
-import { fail, toJson } from '../tools/toolResult';
+import { fail, toJson, type ToolOutcome } from '../tools/toolResult';
 import type { ToolRegistry } from '../tools/toolRegistry';
-import type { WriteContext } from '../skills/writeOrigin';
+import type { WriteContext } from '../tools/writeContext';
 import type { LearningCounters, LearningIntervals } from './learningCounters';
 
 /**
@@ -15,7 +15,8 @@ export type AgentEvent =
   | { type: 'text-delta'; text: string }
   | { type: 'reasoning-delta'; text: string }
   | { type: 'tool-call'; call: ToolCall }
-  | { type: 'tool-result'; call: ToolCall; result: string; success: boolean }
+  /** `result` is the JSON text the model gets; `outcome` the same result as fields, for readers in code. */
+  | { type: 'tool-result'; call: ToolCall; result: string; success: boolean; outcome: ToolOutcome }
   | { type: 'message'; message: ChatMessage };
 
 export type TurnEnd = 'final' | 'stopped' | 'iteration-limit' | 'error';
@@ -133,19 +134,14 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<TurnResul
     emitMessage({ role: 'assistant', content: text, toolCalls: calls });
     for (const call of calls) {
       if (signal?.aborted) return result('stopped', null);
-      const output = call.parseError
-        ? toJson(fail(`Your tool call could not be read: ${call.parseError}. Send it again as valid JSON.`))
-        : await registry.dispatch(call.name, call.arguments, context);
+      const outcome = call.parseError
+        ? fail(`Your tool call could not be read: ${call.parseError}. Send it again as valid JSON.`)
+        : await registry.dispatchOutcome(call.name, call.arguments, context);
+      const output = toJson(outcome);
       // Hermes resets on dispatch, even when the call then fails validation.
       if (!call.parseError && call.name === 'skill_manage') counters.itersSinceSkill = 0;
       if (!call.parseError && call.name === 'memory') counters.turnsSinceMemory = 0;
-      let success = false;
-      try {
-        success = JSON.parse(output).success === true;
-      } catch {
-        success = false;
-      }
-      onEvent?.({ type: 'tool-result', call, result: output, success });
+      onEvent?.({ type: 'tool-result', call, result: output, success: outcome.success === true, outcome });
       emitMessage({ role: 'tool', content: output, toolCallId: call.id, name: call.name });
     }
   }

@@ -12,7 +12,7 @@ import { buildSkillInvocation } from '../skills/skillInvocation';
 import { ProviderError, type ChatMessage as ModelMessage, type ChatProvider, type ToolCall } from '../providers/provider';
 import type { ChatSession as SessionRecord, SessionStore, StoredToolCall } from '../sessions/sessionStore';
 import type { ToolRegistry } from '../tools/toolRegistry';
-import { createWriteContext } from '../skills/writeOrigin';
+import { createWriteContext } from '../tools/writeContext';
 
 /** A message of the conversation as the chat shows it. `seq` is its place in the session. */
 export interface ChatLine {

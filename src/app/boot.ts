@@ -7,13 +7,18 @@
  * invisible to readers, so nothing waits for it except `knack.ready`.
  */
 import type { ChangeFeed } from '../storage/changes';
-import { type KnackDb, KNACK_MIGRATIONS, type RecordStoreName, openKnackDb } from '../storage/db';
+import { type KnackDb, KNACK_MIGRATIONS, openKnackDb } from '../storage/db';
 import type { FileStore, LockManager } from '../storage/fileStore';
 import type { Journal, RecoveryReport } from '../storage/journal';
 import { requestPersistenceOnce, storageStatus } from '../storage/persistence';
 import { StorageFullError } from '../storage/quota';
-import type { RecordStore } from '../storage/recordStore';
+import type { RecordStoreOpener } from '../storage/recordStores';
 import { openStorage } from './openStorage';
+import type { SkillServices } from './skillServices';
+import type { MemoryServices } from './memoryServices';
+import type { MemorySettings } from './settings';
+import type { SkillSettings } from '../skills/skillEngine';
+import type { ToolRegistry } from '../tools/toolRegistry';
 import { failServices, provideServices, type KnackServices } from './services';
 
 /**
@@ -28,7 +33,8 @@ import { failServices, provideServices, type KnackServices } from './services';
  *   await knack.recover()                    // settle dead intents and sweep temp files
  *   await knack.storageStatus()              // { persisted, usage, quota, usageDetails }
  *   await knack.db.getAll('sessions')        // the idb-wrapped IndexedDB `knack`
- *   knack.records('settings')                // a RecordStore on one store
+ *   knack.records('settings')                // a RecordStore on one store (console and tests only)
+ *   knack.settings.get('app')                // the settings service (app/settings.ts)
  *   knack.openDb({ name, migrations })       // tests: open another database with our migrations
  *
  * It is set as soon as boot starts (with `ready` only) and filled in as services come up.
@@ -40,21 +46,38 @@ export interface KnackHandle {
   db?: KnackDb;
   journal?: Journal;
   changes?: ChangeFeed;
-  records?: <T>(store: RecordStoreName) => RecordStore<T>;
+  /** Raw record stores, for the console and browser tests; the app gets typed stores instead. */
+  records?: RecordStoreOpener;
   recover?: () => Promise<RecoveryReport>;
   recovery?: RecoveryReport;
   storageStatus: typeof storageStatus;
   openDb: typeof openKnackDb;
   migrations: typeof KNACK_MIGRATIONS;
   StorageFullError: typeof StorageFullError;
-  /** The skill engine, tools and index (app/skillServices.ts), once loaded. */
-  skills?: import('./skillServices').SkillServices;
-  /** The memory store and tool (app/memoryServices.ts), once loaded. */
-  memory?: import('./memoryServices').MemoryServices;
+  /** The tab's app services (app/appServices.ts). */
+  app?: import('./appServices').AppServices;
+  /** The settings service (app/settings.ts). */
+  settings?: import('./settings').KnackSettingsService;
+  /** The skill engine, the tab's one tool registry, the index and the skill settings, once loaded. */
+  skills?: ConsoleSkills;
+  /** The memory store and tool (app/memoryServices.ts) and the memory settings, once loaded. */
+  memory?: ConsoleMemory;
   /** Sessions, session search and its tool (app/sessionServices.ts), once loaded. */
   sessions?: import('./sessionServices').SessionServices;
   /** How long boot took until services were published, in ms. */
   bootMs?: number;
+}
+
+/** `knack.skills`: the engine and index, the tab's one tool registry, the skill settings. */
+export interface ConsoleSkills extends SkillServices {
+  registry: ToolRegistry;
+  settings: { get(): SkillSettings; update(change: Partial<SkillSettings>): Promise<SkillSettings> };
+}
+
+/** `knack.memory`: the memory store and tool, and the memory settings. */
+export interface ConsoleMemory extends MemoryServices {
+  settings(): MemorySettings;
+  updateSettings(change: Partial<MemorySettings>): Promise<MemorySettings>;
 }
 
 declare global {
@@ -81,8 +104,8 @@ export function boot(): Promise<KnackServices> {
   globalThis.knack = handle;
 
   const booted = (async () => {
-    const value = await openStorage({ onFirstWrite: requestPersistenceOnce, recover: true });
-    const { files, locks, db, journal, changes, records, recovery } = value;
+    const { records, ...value } = await openStorage({ onFirstWrite: requestPersistenceOnce, recover: true });
+    const { files, locks, db, journal, changes, recovery } = value;
     Object.assign(handle, {
       files,
       locks,

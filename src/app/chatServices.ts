@@ -1,12 +1,17 @@
 /**
- * What a chat session needs from the app's services, put together once: the tool registry
- * (memory, skills, session search), the system prompt builder, the session store and a
- * skill loader for `/<skill>`. The provider and the settings come from the UI state.
+ * What a chat session needs from the app's services, put together once by the composition
+ * root (app/appServices.ts): the context's one tool registry (memory, skills, session search),
+ * the system prompt builder, the session store and a skill loader for `/<skill>`. The
+ * provider comes from the UI state.
  */
 import type { ChatSessionDeps, SkillLoader } from '../agent/chatSession';
 import { sessionPromptBuilder } from '../agent/sessionPrompt';
-import { ToolRegistry } from '../tools/toolRegistry';
+import type { ToolRegistry } from '../tools/toolRegistry';
 import type { SessionSearch } from '../sessions/sessionSearch';
+import type { KnackSettingsService } from './settings';
+import type { MemoryServices } from './memoryServices';
+import type { SessionServices } from './sessionServices';
+import type { SkillServices } from './skillServices';
 
 export interface ChatServices extends Pick<ChatSessionDeps, 'store' | 'registry' | 'buildSystemPrompt'> {
   search: SessionSearch;
@@ -17,14 +22,14 @@ export interface ChatServices extends Pick<ChatSessionDeps, 'store' | 'registry'
   startTurn(sessionId: string): void;
 }
 
-async function createChatServices(): Promise<ChatServices> {
-  const [{ memoryServices }, { skillServices }, { sessionServices }] = await Promise.all([
-    import('./memoryServices'),
-    import('./skillServices'),
-    import('./sessionServices'),
-  ]);
-  const [memory, skills, sessions] = await Promise.all([memoryServices(), skillServices(), sessionServices()]);
-  const registry = new ToolRegistry([memory.tool, ...skills.registry.definitions(), sessions.tool]);
+export function createChatServices(parts: {
+  registry: ToolRegistry;
+  settings: KnackSettingsService;
+  memory: MemoryServices;
+  skills: SkillServices;
+  sessions: SessionServices;
+}): ChatServices {
+  const { registry, memory, skills, sessions, settings } = parts;
   const { catalog } = skills.engine;
   return {
     store: sessions.store,
@@ -33,7 +38,7 @@ async function createChatServices(): Promise<ChatServices> {
     buildSystemPrompt: sessionPromptBuilder({
       registry,
       index: skills.index,
-      skillSettings: () => skills.settings.get(),
+      skillSettings: () => settings.get('skills'),
       memorySnapshot: async () => (await memory.snapshot()).text,
     }),
     skills: {
@@ -51,13 +56,4 @@ async function createChatServices(): Promise<ChatServices> {
         .map((entry) => ({ name: entry.name, description: entry.description }))
         .sort((a, b) => a.name.localeCompare(b.name)),
   };
-}
-
-let started: Promise<ChatServices> | null = null;
-
-/** The UI thread's chat services, created on first use. */
-export function chatServices(): Promise<ChatServices> {
-  started ??= createChatServices();
-  started.catch(() => (started = null)); // let a later send retry after a failed start
-  return started;
 }

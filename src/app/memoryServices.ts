@@ -1,75 +1,44 @@
 /**
- * The memory store and the `memory` tool on OPFS, for the UI thread: writes publish
- * `memory-changed`, staged writes `pending-changed`, and the memory settings (the `settings`
- * store, key "memory") are read on every call so a change applies to the next write.
+ * The memory store and the `memory` tool on OPFS, for any context: writes publish
+ * `memory-changed`; staged writes go to the context's one pending store (which publishes
+ * `pending-changed`). The memory settings come from the settings service on every call, so a
+ * change made anywhere applies to the next write.
  */
 import type { KnackServices } from './services';
+import type { KnackSettingsService } from './settings';
 import { MemoryStore, type MemorySnapshot } from '../memory/memoryStore';
-import { memoryToolDefinition, type MemoryApprovalMode } from '../memory/memoryTool';
-import { PendingStore, type PendingWrite } from '../skills/pendingWrites';
+import { memoryToolDefinition } from '../memory/memoryTool';
 import type { ToolDefinition } from '../tools/toolRegistry';
 
-export interface MemorySettings {
-  /** The agent's notes (MEMORY.md) go into the system prompt and the tool can write them. */
-  memoryEnabled: boolean;
-  /** The user profile (USER.md) likewise. */
-  userProfileEnabled: boolean;
-  /** Stage memory writes for approval: never (default), always, or only the review agent's. */
-  writeApproval: MemoryApprovalMode;
-}
-
-export const defaultMemorySettings: MemorySettings = { memoryEnabled: true, userProfileEnabled: true, writeApproval: 'off' };
+export { defaultMemorySettings, type MemorySettings } from './settings';
 
 export interface MemoryServices {
   store: MemoryStore;
   tool: ToolDefinition;
-  settings(): MemorySettings;
-  /** Saves a settings change; other tabs and the review worker pick it up. */
-  updateSettings(change: Partial<MemorySettings>): Promise<MemorySettings>;
   /** The frozen snapshot for a new session's system prompt (respects the enabled switches). */
   snapshot(): Promise<MemorySnapshot>;
 }
 
-export async function createMemoryServices(services: KnackServices): Promise<MemoryServices> {
-  const settingsStore = services.records<Partial<MemorySettings>>('settings');
-  let settings: MemorySettings = { ...defaultMemorySettings, ...((await settingsStore.get('memory')) ?? {}) };
-  services.changes.subscribe((change) => {
-    if (change.type === 'settings-changed' && change.keys?.includes('memory')) {
-      void settingsStore.get('memory').then((stored) => (settings = { ...defaultMemorySettings, ...(stored ?? {}) }));
-    }
-  });
-
+export function createMemoryServices(storage: KnackServices, settings: KnackSettingsService): MemoryServices {
   const store = new MemoryStore({
-    files: services.files,
-    locks: services.locks,
-    onChange: (target) => services.changes.publish({ type: 'memory-changed', target }),
+    files: storage.files,
+    locks: storage.locks,
+    onChange: (target) => storage.changes.publish({ type: 'memory-changed', target }),
   });
   const tool = memoryToolDefinition({
     get store() {
-      return settings.memoryEnabled || settings.userProfileEnabled ? store : null;
+      const current = settings.get('memory');
+      return current.memoryEnabled || current.userProfileEnabled ? store : null;
     },
-    pending: new PendingStore(services.records<PendingWrite>('pending')),
-    approval: () => settings.writeApproval,
-    onStaged: () => services.changes.publish({ type: 'pending-changed' }),
+    pending: storage.stores.pending,
+    approval: () => settings.get('memory').writeApproval,
   });
   return {
     store,
     tool,
-    settings: () => settings,
-    async updateSettings(change) {
-      settings = { ...settings, ...change };
-      await settingsStore.put('memory', settings);
-      services.changes.publish({ type: 'settings-changed', keys: ['memory'] });
-      return settings;
+    snapshot: () => {
+      const current = settings.get('memory');
+      return store.memorySnapshot({ memoryEnabled: current.memoryEnabled, userEnabled: current.userProfileEnabled });
     },
-    snapshot: () => store.memorySnapshot({ memoryEnabled: settings.memoryEnabled, userEnabled: settings.userProfileEnabled }),
   };
-}
-
-let started: Promise<MemoryServices> | null = null;
-
-/** The UI thread's memory services, created once after storage is up. */
-export function memoryServices(): Promise<MemoryServices> {
-  started ??= import('./services').then(({ services }) => services).then((s) => createMemoryServices(s));
-  return started;
 }

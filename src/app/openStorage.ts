@@ -1,53 +1,50 @@
 import { ChangeFeed } from '../storage/changes';
-import { type RecordStoreName, openKnackDb } from '../storage/db';
-import { IdbRecordStore } from '../storage/idbRecordStore';
+import { openKnackDb, type KnackDb } from '../storage/db';
+import type { FileStore, LockManager } from '../storage/fileStore';
 import { Journal, type IntentRecord, type RecoveryReport } from '../storage/journal';
-import { contextLiveness } from '../storage/liveness';
+import { contextLiveness, type Liveness } from '../storage/liveness';
 import { OpfsFileStore } from '../storage/opfsFileStore';
 import { storageStatus } from '../storage/persistence';
 import type { RecordStore } from '../storage/recordStore';
+import { idbJournalIntents, idbRecordStores, type RecordStoreOpener } from '../storage/recordStores';
 import { WebLockManager } from '../storage/webLocks';
 import type { KnackServices } from './services';
+import { createKnackStores } from './knackStores';
 import { applyCommitEffects, isCommitEffects } from '../skills/commitEffects';
-import { Ledger, type BlobRecord, type LedgerEntry } from '../skills/ledger';
-import { UsageStore, type UsageRecord } from '../skills/usageStore';
+
+/** What storage is made of in one context; the app uses OPFS/IndexedDB, unit tests memory. */
+export interface StorageParts {
+  files: FileStore;
+  locks: LockManager;
+  liveness: Liveness;
+  intents: RecordStore<IntentRecord>;
+  open: RecordStoreOpener;
+  changes?: ChangeFeed;
+  db?: KnackDb;
+  storageStatus?: KnackServices['storageStatus'];
+}
+
+/** Storage plus the raw store opener, which only the console handle (app/boot.ts) keeps. */
+export interface OpenedStorage extends KnackServices {
+  records: RecordStoreOpener;
+}
 
 /**
- * Opens Knack's storage in this context — the UI thread at boot, or a worker. Only the UI
- * thread runs start-up recovery (workers start after it) and asks for persistence
- * (`persist()` does not exist in workers), so both are the caller's choice.
+ * Puts storage together and, when asked, runs start-up recovery. A committed multi-file change
+ * carries its ledger entry and usage update; the journal applies them through the context's
+ * one ledger and usage store, so a change that recovery completes is recorded like any other.
  */
-export async function openStorage(options: {
-  onFirstWrite?: () => void;
-  recover: boolean;
-}): Promise<KnackServices> {
-  const liveness = contextLiveness();
-  const changes = new ChangeFeed();
-  const [db] = await Promise.all([
-    openKnackDb({ onVersionChange: () => console.warn('[knack] a newer version of Knack opened; reload this tab') }),
-    liveness.hold(),
-  ]);
-  const files = new OpfsFileStore({ liveness, onFirstWrite: options.onFirstWrite });
-  const locks = new WebLockManager();
-  const recordStores = new Map<RecordStoreName, RecordStore<unknown>>();
-  const records = <T>(store: RecordStoreName): RecordStore<T> => {
-    if (!recordStores.has(store)) recordStores.set(store, new IdbRecordStore<unknown>(db, store, { onFirstWrite: options.onFirstWrite }));
-    return recordStores.get(store) as RecordStore<T>;
-  };
-  // A committed multi-file change carries its ledger entry and usage update; they are applied
-  // here too, so a change that recovery completes is recorded like any other.
-  const effectDeps = {
-    ledger: new Ledger(records<LedgerEntry>('ledger'), records<BlobRecord>('blobs')),
-    usage: new UsageStore(records<UsageRecord>('usage')),
-  };
+export async function assembleStorage(parts: StorageParts, options: { recover: boolean }): Promise<OpenedStorage> {
+  const changes = parts.changes ?? new ChangeFeed();
+  const stores = createKnackStores(parts.open, changes);
   const journal = new Journal({
-    files,
-    intents: new IdbRecordStore<IntentRecord>(db, 'journal', { durability: 'strict' }),
-    liveness,
-    locks,
+    files: parts.files,
+    intents: parts.intents,
+    liveness: parts.liveness,
+    locks: parts.locks,
     onCommitted: async (intent) => {
       const effects = (intent.meta as { effects?: unknown } | undefined)?.effects;
-      if (isCommitEffects(effects)) await applyCommitEffects(effects, effectDeps);
+      if (isCommitEffects(effects)) await applyCommitEffects(effects, { ledger: stores.ledger, usage: stores.usage });
     },
   });
 
@@ -60,5 +57,39 @@ export async function openStorage(options: {
       changes.publish({ type: 'storage-recovered', rolledForward: recovery.rolledForward.length, rolledBack: recovery.rolledBack.length });
     }
   }
-  return { files, locks, db, records, journal, changes, recovery, storageStatus };
+  return {
+    files: parts.files,
+    locks: parts.locks,
+    ...(parts.db ? { db: parts.db } : {}),
+    journal,
+    changes,
+    stores,
+    recovery,
+    storageStatus: parts.storageStatus ?? storageStatus,
+    records: parts.open,
+  };
+}
+
+/**
+ * Opens Knack's storage in this context — the UI thread at boot, or a worker. Only the UI
+ * thread runs start-up recovery (workers start after it) and asks for persistence
+ * (`persist()` does not exist in workers), so both are the caller's choice.
+ */
+export async function openStorage(options: { onFirstWrite?: () => void; recover: boolean }): Promise<OpenedStorage> {
+  const liveness = contextLiveness();
+  const [db] = await Promise.all([
+    openKnackDb({ onVersionChange: () => console.warn('[knack] a newer version of Knack opened; reload this tab') }),
+    liveness.hold(),
+  ]);
+  return assembleStorage(
+    {
+      files: new OpfsFileStore({ liveness, onFirstWrite: options.onFirstWrite }),
+      locks: new WebLockManager(),
+      liveness,
+      intents: idbJournalIntents(db),
+      open: idbRecordStores(db, { onFirstWrite: options.onFirstWrite }),
+      db,
+    },
+    options,
+  );
 }

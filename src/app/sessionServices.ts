@@ -1,5 +1,5 @@
 /**
- * Sessions, their search index and the `session_search` tool, for the UI thread.
+ * Sessions, their search index and the `session_search` tool, for the tab (app/appServices.ts).
  *
  * Every store change goes to the search index and out as `session-changed` for other tabs;
  * a `session-changed` from another tab makes this tab's index re-read that session. Our own
@@ -34,6 +34,7 @@ function sessionIdOf(change: SessionChange): string {
 }
 
 export function createSessionServices(services: KnackServices): SessionServices {
+  if (!services.db) throw new Error('Sessions need the IndexedDB database; this storage has none.');
   const backend = new IdbSessionBackend(services.db);
   const store = new SessionStore(backend);
   const search = new SessionSearch({ backend, persistence: new IdbSearchIndexPersistence(services.db) });
@@ -59,12 +60,4 @@ export function createSessionServices(services: KnackServices): SessionServices 
     addEventListener('pagehide', () => void search.flush().catch(() => undefined));
   }
   return { store, search, tool: sessionSearchToolDefinition({ search }) };
-}
-
-let started: Promise<SessionServices> | null = null;
-
-/** The UI thread's session services, created once after storage is up. */
-export function sessionServices(): Promise<SessionServices> {
-  started ??= import('./services').then(({ services }) => services).then((s) => createSessionServices(s));
-  return started;
 }

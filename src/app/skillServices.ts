@@ -1,97 +1,68 @@
 import type { KnackServices } from './services';
+import type { KnackSettingsService } from './settings';
 import { SkillCatalog } from '../skills/skillCatalog';
 import { RecordCatalogSnapshot } from '../skills/catalogSnapshot';
-import { UsageStore, systemClock, type Clock, type UsageRecord } from '../skills/usageStore';
-import { Ledger, type BlobRecord, type LedgerEntry } from '../skills/ledger';
-import { PendingStore, type PendingWrite } from '../skills/pendingWrites';
+import { systemClock, type Clock } from '../skills/usageStore';
 import { JournalCommitter } from '../skills/journalCommitter';
 import { applyCommitEffects } from '../skills/commitEffects';
 import type { ChangeCommitter } from '../skills/fileChanges';
 import { skillDirOf } from '../skills/rollback';
-import { defaultSkillSettings, type SkillEngine, type SkillSettings } from '../skills/skillEngine';
+import type { SkillEngine } from '../skills/skillEngine';
 import { SkillIndex } from '../skills/skillIndex';
-import { ToolRegistry } from '../tools/toolRegistry';
-import { skillToolDefinitions } from '../skills/tools/skillToolDefinitions';
 
 /**
- * The skill engine on OPFS and IndexedDB, for any context (UI thread or a worker). Each
- * context keeps its own in-memory catalogue; change events from the others keep it current.
+ * The skill engine on OPFS and IndexedDB, for any context (UI thread or a worker), built by
+ * the composition root (app/appServices.ts) on the context's one ledger, usage store and
+ * pending store. Each context keeps its own in-memory catalogue; change events from the
+ * others keep it current. The skill tools live in the context's one tool registry.
  */
 export interface SkillServices {
   engine: SkillEngine;
-  registry: ToolRegistry;
   index: SkillIndex;
-  /** The skill settings in the `settings` store (key "skills"). */
-  settings: SkillSettingsStore;
 }
 
-export class SkillSettingsStore {
-  private current: SkillSettings = { ...defaultSkillSettings };
-
-  constructor(private readonly services: KnackServices) {}
-
-  async load(): Promise<SkillSettings> {
-    const stored = await this.services.records<Partial<SkillSettings>>('settings').get('skills');
-    this.current = { ...defaultSkillSettings, ...(stored ?? {}) };
-    return this.current;
-  }
-
-  get(): SkillSettings {
-    return this.current;
-  }
-
-  async update(change: Partial<SkillSettings>): Promise<SkillSettings> {
-    this.current = { ...this.current, ...change };
-    await this.services.records<SkillSettings>('settings').put('skills', this.current);
-    this.services.changes.publish({ type: 'settings-changed', keys: ['skills'] });
-    return this.current;
-  }
-}
-
-export async function createSkillServices(services: KnackServices, clock: Clock = systemClock): Promise<SkillServices> {
-  const settings = new SkillSettingsStore(services);
+export async function createSkillServices(storage: KnackServices, settings: KnackSettingsService, clock: Clock = systemClock): Promise<SkillServices> {
+  const { stores } = storage;
   const contextId = crypto.randomUUID(); // to tell our own change events from other contexts'
-  const catalog = new SkillCatalog(services.files, new RecordCatalogSnapshot(services.records<unknown>('index')));
-  const usage = new UsageStore(services.records<UsageRecord>('usage'), clock);
-  const ledger = new Ledger(services.records<LedgerEntry>('ledger'), services.records<BlobRecord>('blobs'), clock);
-  const recovered = services.recovery.rolledForward.length + services.recovery.rolledBack.length > 0;
-  await Promise.all([settings.load(), catalog.load({ forceRescan: recovered })]);
+  const catalog = new SkillCatalog(storage.files, new RecordCatalogSnapshot(stores.catalogSnapshot));
+  const { usage, ledger } = stores;
+  const recovered = storage.recovery.rolledForward.length + storage.recovery.rolledBack.length > 0;
+  await catalog.load({ forceRescan: recovered });
 
   const engine: SkillEngine = {
-    files: services.files,
-    locks: services.locks,
+    files: storage.files,
+    locks: storage.locks,
     catalog,
     usage,
     ledger,
-    pending: new PendingStore(services.records<PendingWrite>('pending')),
+    pending: stores.pending,
     committer: markingCommitter(
       catalog,
-      new JournalCommitter(services.files, services.journal, (effects) => applyCommitEffects(effects, { ledger, usage })),
+      new JournalCommitter(storage.files, storage.journal, (effects) => applyCommitEffects(effects, { ledger, usage })),
     ),
-    settings: () => settings.get(),
+    settings: () => settings.get('skills'),
     clock,
     onChange: (change) => {
       index.invalidate({ labels: true });
-      services.changes.publish({ type: 'skill-changed', name: change.skill, dir: change.dir, action: change.action, from: contextId });
-      services.changes.publish({ type: 'index-invalidated', generation: catalog.generation });
+      storage.changes.publish({ type: 'skill-changed', name: change.skill, dir: change.dir, action: change.action, from: contextId });
+      storage.changes.publish({ type: 'index-invalidated', generation: catalog.generation });
     },
   };
   // Only non-default labels change the index; UsageStore keeps them in one record.
   const index = new SkillIndex(catalog, () => usage.labels());
 
   // Keep this context's catalogue in step with writes made elsewhere.
-  services.changes.subscribe((change) => {
+  storage.changes.subscribe((change) => {
     if (change.type === 'skill-changed' && change.dir && change.from !== contextId) {
       void catalog.refresh(change.dir);
       index.invalidate({ labels: true });
     } else if (change.type === 'skills-rescanned' || change.type === 'storage-recovered') {
       void catalog.load({ forceRescan: true });
-    } else if (change.type === 'settings-changed' && change.keys?.includes('skills')) {
-      void settings.load().then(() => index.invalidate());
     }
   });
+  settings.subscribe('skills', () => index.invalidate());
 
-  return { engine, registry: new ToolRegistry(skillToolDefinitions(engine)), index, settings };
+  return { engine, index };
 }
 
 /**
@@ -114,12 +85,4 @@ function markingCommitter(catalog: SkillCatalog, inner: ChangeCommitter): Change
       await inner.commit(label, changes, effects);
     },
   };
-}
-
-let started: Promise<SkillServices> | null = null;
-
-/** The UI thread's skill services, created once after storage is up. */
-export function skillServices(): Promise<SkillServices> {
-  started ??= import('./services').then(({ services }) => services).then((s) => createSkillServices(s));
-  return started;
 }

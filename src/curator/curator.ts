@@ -1,7 +1,5 @@
-import { archiveSkill } from '../skills/tools/skillManage';
-import { captureFiles, type SkillFiles } from '../skills/ledger';
-import { ARCHIVE_DIR, SKILLS_ROOT } from '../skills/skillCatalog';
-import { skillLockKey, type SkillEngine } from '../skills/skillEngine';
+import { archiveSkill, setSkillState } from '../skills/skillLifecycle';
+import type { SkillEngine } from '../skills/skillEngine';
 import type { RecordStore } from '../storage/recordStore';
 import {
   defaultCuratorConfig,
@@ -16,7 +14,8 @@ import {
 
 /**
  * Runs the curator's plan against the library: state changes in usage records, archives as
- * journaled moves into `skills/.archive/`. Restore is the way back (the curator never
+ * journaled moves into `skills/.archive/`, both through the skill lifecycle
+ * (skills/skillLifecycle.ts). Restore, also there, is the way back (the curator never
  * un-archives on its own).
  */
 export interface CuratorRun {
@@ -36,18 +35,17 @@ export async function runCurator(
   const transitions = planTransitions(records, now, options.config ?? defaultCuratorConfig);
   const dryRun = options.dryRun === true;
   if (!dryRun) {
+    // Every change goes through the skill lifecycle, which locks the skill and sends the one
+    // change event other contexts re-read the folder from (an archive empties it).
     for (const transition of transitions) {
-      // Other contexts re-read this folder from the change event (an archive empties it).
-      const dir = engine.catalog.findByName(transition.name)[0]?.dir ?? '';
+      const action = `curator:${transition.to}`;
       if (transition.to === 'archived') {
-        const archived = await engine.locks.withLock(skillLockKey(transition.name), () =>
-          archiveSkill(engine, transition.name, { actor: 'curator', evidence: { reason: 'unused past the archive window' } }),
-        );
-        if (!archived.success) await engine.usage.setState(transition.name, 'archived');
+        const archived = await archiveSkill(engine, transition.name, { actor: 'curator', evidence: { reason: 'unused past the archive window' } });
+        // No files to move (the folder is gone): the record still says archived.
+        if (!archived.success) await setSkillState(engine, transition.name, 'archived', { action });
       } else {
-        await engine.usage.setState(transition.name, transition.to);
+        await setSkillState(engine, transition.name, transition.to, { action });
       }
-      engine.onChange?.({ skill: transition.name, action: `curator:${transition.to}`, dir });
     }
   }
   return { dryRun, transitions, summary: summarize(transitions, dryRun), startedAt: now.toISOString() };
@@ -72,42 +70,4 @@ export async function maybeRunCurator(
     console.warn('[knack] curator run failed', error);
     return null;
   }
-}
-
-/** Archived copies of `name`: the exact folder first, then `<name>-<14 digits>` newest first. */
-export async function findArchived(engine: SkillEngine, name: string): Promise<string[]> {
-  const entries = await engine.files.list(ARCHIVE_DIR);
-  const exact = entries.filter((e) => e.kind === 'directory' && e.name === name).map((e) => e.name);
-  const stamped = entries
-    .filter((e) => e.kind === 'directory' && new RegExp(`^${name.replace(/[.]/g, '\\.')}-\\d{14}$`).test(e.name))
-    .map((e) => e.name)
-    .sort()
-    .reverse();
-  return [...exact, ...stamped].map((dir) => `${ARCHIVE_DIR}/${dir}`);
-}
-
-/** Moves an archived skill back to `skills/<name>` (flat), active again. */
-export async function restoreSkill(engine: SkillEngine, name: string): Promise<{ success: true; dir: string } | { success: false; error: string }> {
-  return engine.locks.withLock(skillLockKey(name), async () => {
-    const [source] = await findArchived(engine, name);
-    if (!source) return { success: false as const, error: `No archived skill named '${name}'.` };
-    const destination = `${SKILLS_ROOT}/${name}`;
-    if (engine.catalog.findByName(name).length > 0 || (await engine.files.list(destination)).length > 0) {
-      return { success: false as const, error: `A skill named '${name}' already exists; rename or delete it before restoring.` };
-    }
-    const before = await captureFiles(engine.files, source);
-    if (!before.has(`${source}/SKILL.md`)) return { success: false as const, error: `The archived copy of '${name}' has no SKILL.md.` };
-    const after: SkillFiles = new Map();
-    for (const [path, bytes] of before) after.set(destination + path.slice(source.length), bytes);
-    const entry = await engine.ledger.prepare({ actor: 'user', action: 'restore', skill: name, before, after, evidence: { from: source } });
-    await engine.committer.commit(
-      `restore ${name}`,
-      { writes: [...after.entries()], deletes: [...before.keys()] },
-      { ledger: entry, usage: [{ op: 'setState', name, state: 'active' }] },
-    );
-    await engine.files.deleteTree(source);
-    await engine.catalog.upsert(destination, new TextDecoder().decode(after.get(`${destination}/SKILL.md`)));
-    engine.onChange?.({ skill: name, action: 'restore', dir: destination });
-    return { success: true as const, dir: destination };
-  });
 }

@@ -8,7 +8,7 @@
  * catastrophic backtracking would otherwise hang whatever thread evaluates it. A regex that
  * times out makes the case unscorable for that run; it is never a failed check.
  *
- * No imports on purpose: the regex check worker bundles this module.
+ * Type imports only: the regex check worker bundles this module, so it stays dependency-free.
  */
 import type { Check, CheckType } from './types';
 

@@ -126,6 +126,11 @@ class UseOrder {
  * the store once (one `getAll`) and then kept in memory. Gate runs happen in the review
  * worker; should another context write at the same time, only the cap becomes approximate.
  */
+/** Oldest use first; equal times in a fixed order so eviction is deterministic. */
+function byLeastRecentUse(a: ReplayCacheEntry, b: ReplayCacheEntry): number {
+  return a.lastUsedAt - b.lastUsedAt || (a.key < b.key ? -1 : 1);
+}
+
 export class RecordStoreReplayCache implements ReplayCache {
   readonly #store: RecordStore<ReplayCacheEntry>;
   readonly #max: number;
@@ -143,7 +148,7 @@ export class RecordStoreReplayCache implements ReplayCache {
     this.#uses ??= (async () => {
       const order = new UseOrder();
       const entries = (await this.#store.getAll()).filter((entry) => typeof entry?.key === 'string');
-      entries.sort((a, b) => a.lastUsedAt - b.lastUsedAt || (a.key < b.key ? -1 : 1));
+      entries.sort(byLeastRecentUse);
       for (const entry of entries) order.use(entry.key);
       return order;
     })().catch((error: unknown) => {

@@ -310,7 +310,6 @@ export interface VerdictRecord {
   status: 'applied' | 'superseded';
   /** Set when the user approved a staged skill (label [approved], never [verified]). */
   approvedBy?: 'user';
-  /** Per-check diagnostics of the run (summary.ts `checkDiagnostics`). */
   checkDiagnostics: CheckDiagnostic[];
 }
 

@@ -10,7 +10,7 @@
  * No DOM here: the store runs on the UI thread and in workers alike.
  */
 import type { FileStore, LockManager } from '../storage/fileStore';
-import type { WriteOrigin } from '../skills/writeOrigin';
+import type { WriteOrigin } from '../tools/writeContext';
 import { fail, ok, type ToolFailure, type ToolOutcome } from '../tools/toolResult';
 import { formatCount } from '../tools/toolResult';
 import {

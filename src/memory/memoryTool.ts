@@ -3,8 +3,8 @@
  * checks in Hermes' order, the write-approval gate after them (§2.9: memory validates before
  * staging), then the store.
  */
-import type { PendingStore } from '../skills/pendingWrites';
-import type { WriteContext } from '../skills/writeOrigin';
+import type { PendingStore } from '../tools/pendingWrites';
+import type { WriteContext } from '../tools/writeContext';
 import type { ToolDefinition } from '../tools/toolRegistry';
 import { fail, ok, type ToolOutcome } from '../tools/toolResult';
 import { isMemoryTarget, previewEntry, type MemoryTarget, usageFraction, MEMORY_FILE_NAMES } from './memoryEntries';

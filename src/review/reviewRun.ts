@@ -1,9 +1,9 @@
 import { runAgentTurn, type AgentEvent } from '../agent/agentLoop';
 import { zeroCounters, type ReviewKind } from '../agent/learningCounters';
 import type { ChatMessage, ChatProvider } from '../providers/provider';
-import { fail } from '../tools/toolResult';
+import { fail, type ToolOutcome } from '../tools/toolResult';
 import { ToolRegistry, type ToolDefinition } from '../tools/toolRegistry';
-import { createWriteContext } from '../skills/writeOrigin';
+import { createWriteContext } from '../tools/writeContext';
 import { REVIEW_MAX_MODEL_CALLS, REVIEW_TOOLS, reviewPrompt } from './reviewPrompts';
 
 /**
@@ -15,8 +15,31 @@ import { REVIEW_MAX_MODEL_CALLS, REVIEW_TOOLS, reviewPrompt } from './reviewProm
 export interface ReviewToolCall {
   name: string;
   arguments: string;
+  /** The JSON text the model got (shown in the Activity view). */
   result: string;
   success: boolean;
+  /** From the tool's outcome fields, not its text: the write waits in Pending for approval. */
+  staged?: boolean;
+  /** The outcome's one-line description of a staged write. */
+  gist?: string;
+}
+
+/** A review tool call from the agent loop's structured result. */
+export function reviewToolCall(call: { name: string; arguments: string }, result: string, outcome: ToolOutcome): ReviewToolCall {
+  const staged = outcome.success && outcome.staged === true;
+  return {
+    name: call.name,
+    arguments: call.arguments,
+    result,
+    success: outcome.success,
+    ...(staged ? { staged: true } : {}),
+    ...(staged && typeof outcome.gist === 'string' ? { gist: outcome.gist } : {}),
+  };
+}
+
+/** Whether any of the calls staged a write for approval (the Pending view must refresh). */
+export function stagedAny(calls: readonly ReviewToolCall[]): boolean {
+  return calls.some((call) => call.success && call.staged === true);
 }
 
 export interface ReviewOutcome {
@@ -46,15 +69,13 @@ export function reviewRegistry(full: ToolRegistry): ToolRegistry {
 
 function noticeFor(call: ReviewToolCall): string | null {
   if (!call.success) return null;
+  if (call.staged) return `Staged for your approval: ${call.gist ?? call.name}`;
   let args: Record<string, unknown> = {};
-  let result: Record<string, unknown> = {};
   try {
     args = JSON.parse(call.arguments || '{}');
-    result = JSON.parse(call.result);
   } catch {
     return null;
   }
-  if (result.staged) return `Staged for your approval: ${String(result.gist ?? call.name)}`;
   if (call.name === 'skill_manage') {
     const name = String(args.name ?? '');
     const verbs: Record<string, string> = { create: 'created', edit: 'rewritten', patch: 'patched', write_file: 'extended', remove_file: 'trimmed', delete: 'archived' };
@@ -93,7 +114,8 @@ export async function runReview(options: {
     onEvent: (event) => {
       if (event.type === 'tool-call') pendingArgs.set(event.call.id, event.call.arguments);
       if (event.type === 'tool-result') {
-        toolCalls.push({ name: event.call.name, arguments: pendingArgs.get(event.call.id) ?? event.call.arguments, result: event.result, success: event.success });
+        const args = pendingArgs.get(event.call.id) ?? event.call.arguments;
+        toolCalls.push(reviewToolCall({ name: event.call.name, arguments: args }, event.result, event.outcome));
       }
       options.onEvent?.(event);
     },

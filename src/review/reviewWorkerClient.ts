@@ -1,23 +1,23 @@
 import * as Comlink from 'comlink';
-import type { ReviewJob, ReviewWorkerApi } from '../../workers/review.worker';
-import type { ProviderSettings } from '../providers/createProvider';
+import type { CuratorRunOptions, ReviewWorkerApi } from './reviewWorkerApi';
 import type { ReviewOutcome } from './reviewRun';
-import type { ReviewBackend, ReviewRequest } from './reviewScheduler';
+import type { ReviewRequest } from './reviewScheduler';
+import type { LearningBackend } from './learningLoop';
 import type { CuratorRun } from '../curator/curator';
 
 /**
- * The UI side of the review worker: a ReviewBackend for the scheduler. `reset` terminates the
- * worker (the hard stop when a cancel is not acknowledged) and rejects what was pending, since
- * comlink never settles calls into a terminated worker.
+ * The UI side of the review worker (its contract is ReviewWorkerApi): the learning loop's
+ * backend. `reset` terminates the worker (the hard stop when a cancel is not acknowledged) and
+ * rejects what was pending, since comlink never settles calls into a terminated worker.
  */
-export class ReviewWorkerClient implements ReviewBackend {
+export class ReviewWorkerClient implements LearningBackend {
   private worker: Worker | null = null;
   private api: Comlink.Remote<ReviewWorkerApi> | null = null;
   private pending = new Set<(reason: Error) => void>();
 
   constructor(
-    /** The provider settings for reviews (the review model, or the chat's). */
-    private readonly providerSettings: () => ProviderSettings,
+    /** Whether reviews use the in-browser model, so the worker needs the tab's engine. */
+    private readonly usesEngine: () => boolean,
     /** A port to the tab's web-llm engine, when the in-browser provider is in use. */
     private readonly enginePort?: () => Promise<MessagePort | null>,
   ) {}
@@ -26,7 +26,7 @@ export class ReviewWorkerClient implements ReviewBackend {
     if (!this.api) {
       this.worker = new Worker(new URL('../../workers/review.worker.ts', import.meta.url), { type: 'module', name: 'knack-review' });
       this.api = Comlink.wrap<ReviewWorkerApi>(this.worker);
-      const port = this.providerSettings().kind === 'webgpu' ? await this.enginePort?.() : null;
+      const port = this.usesEngine() ? await this.enginePort?.() : null;
       if (port) await this.api.connectEngine(Comlink.transfer(port, [port]));
     }
     return this.api;
@@ -43,15 +43,14 @@ export class ReviewWorkerClient implements ReviewBackend {
   }
 
   run(request: ReviewRequest): Promise<ReviewOutcome> {
-    const job: ReviewJob = { ...request, provider: this.providerSettings() };
-    return this.guarded((api) => api.runReview(job));
+    return this.guarded((api) => api.runReview(request));
   }
 
   async cancel(runId: string): Promise<void> {
     if (this.api) await this.api.cancel(runId);
   }
 
-  runCurator(options: { dryRun: boolean; now?: string }): Promise<CuratorRun> {
+  runCurator(options: CuratorRunOptions): Promise<CuratorRun> {
     return this.guarded((api) => api.runCurator(options));
   }
 

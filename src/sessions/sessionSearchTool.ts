@@ -5,7 +5,7 @@
  */
 import type { ToolDefinition } from '../tools/toolRegistry';
 import { fail, ok, type ToolOutcome } from '../tools/toolResult';
-import type { WriteContext } from '../skills/writeOrigin';
+import type { WriteContext } from '../tools/writeContext';
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, type SessionSearch } from './sessionSearch';
 
 export interface SessionSearchToolDeps {

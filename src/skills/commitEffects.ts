@@ -11,7 +11,8 @@ export type UsageEffect =
   | { op: 'created'; name: string; source: UsageRecord['source'] }
   | { op: 'bumpPatch'; name: string }
   | { op: 'forget'; name: string }
-  | { op: 'setState'; name: string; state: UsageRecord['state'] };
+  | { op: 'setState'; name: string; state: UsageRecord['state'] }
+  | { op: 'setPinned'; name: string; pinned: boolean };
 
 export interface CommitEffects {
   ledger?: LedgerEntry;
@@ -43,6 +44,9 @@ async function applyUsageEffects(effects: UsageEffect[], usage: UsageStore): Pro
         break;
       case 'setState':
         await usage.setState(effect.name, effect.state);
+        break;
+      case 'setPinned':
+        await usage.setPinned(effect.name, effect.pinned);
         break;
     }
   }

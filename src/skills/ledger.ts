@@ -1,6 +1,6 @@
 import type { FileStore } from '../storage/fileStore';
 import type { RecordStore } from '../storage/recordStore';
-import type { LedgerActor } from './writeOrigin';
+import type { LedgerActor } from '../tools/writeContext';
 import type { Clock } from './usageStore';
 import { systemClock } from './usageStore';
 

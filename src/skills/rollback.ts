@@ -1,51 +1,50 @@
+import type { LedgerActor } from '../tools/writeContext';
 import type { LedgerEntry, SkillFiles } from './ledger';
-import { skillLockKey, type SkillEngine } from './skillEngine';
-import type { LedgerActor } from './writeOrigin';
+import type { SkillEngine } from './skillEngine';
+import type { LifecycleFailure, SkillChange } from './skillLifecycle';
 
 /**
- * Rolls back one ledger entry: the files it changed go back to their `before` side and the
- * files it created go away, as one journaled change. The rollback is itself a ledger entry
- * (with the current state as its `before`), so it can be rolled back in turn.
+ * The plan of a rollback, for the lifecycle's commit path (skillLifecycle.ts `rollbackEntry`):
+ * the files `target` changed go back to their `before` side and the files it created go away.
+ * The new entry's `before` is the current state, so the rollback can be rolled back in turn.
+ * Runs under the skill's lock; fails before anything changes when a blob is missing.
  */
-export async function rollbackEntry(
+export async function planRollbackChange(
   engine: SkillEngine,
-  entryId: string,
-  actor: LedgerActor = 'user',
-): Promise<{ success: true; entry: LedgerEntry } | { success: false; error: string }> {
-  const target = await engine.ledger.get(entryId);
-  if (!target) return { success: false, error: `Ledger entry ${entryId} not found.` };
-  return engine.locks.withLock(skillLockKey(target.skill), async () => {
-    let plan;
-    try {
-      plan = await engine.ledger.planRollback(target);
-    } catch (error) {
-      return { success: false as const, error: (error as Error).message };
-    }
-    const touched = [...new Set([...plan.writes.keys(), ...plan.deletes])];
-    const current: SkillFiles = new Map();
-    for (const path of touched) {
-      const bytes = await engine.files.read(path);
-      if (bytes) current.set(path, bytes);
-    }
-    const entry = await engine.ledger.prepare({
+  target: LedgerEntry,
+  actor: LedgerActor,
+): Promise<SkillChange<null> | LifecycleFailure> {
+  let plan;
+  try {
+    plan = await engine.ledger.planRollback(target);
+  } catch (error) {
+    return { success: false, error: (error as Error).message };
+  }
+  const touched = [...new Set([...plan.writes.keys(), ...plan.deletes])];
+  const current: SkillFiles = new Map();
+  for (const path of touched) {
+    const bytes = await engine.files.read(path);
+    if (bytes) current.set(path, bytes);
+  }
+  return {
+    skill: target.skill,
+    action: 'rollback',
+    dir: skillDirOf(touched[0] ?? ''),
+    files: {
       actor,
-      action: 'rollback',
-      skill: target.skill,
+      label: `rollback ${target.id}`,
       before: current,
       after: plan.writes,
-      rollbackOf: target.id,
+      changes: { writes: [...plan.writes.entries()], deletes: plan.deletes.filter((p) => current.has(p)) },
       evidence: { rolled_back_action: target.action },
-    });
-    await engine.committer.commit(
-      `rollback ${target.id}`,
-      { writes: [...plan.writes.entries()], deletes: plan.deletes.filter((p) => current.has(p)) },
-      { ledger: entry },
-    );
-    await refreshCatalogFor(engine, touched);
-    await syncUsageAfterRestore(engine, target.skill, touched);
-    engine.onChange?.({ skill: target.skill, action: 'rollback', dir: skillDirOf(touched[0] ?? '') });
-    return { success: true as const, entry };
-  });
+      rollbackOf: target.id,
+    },
+    settle: async () => {
+      await refreshCatalogFor(engine, touched);
+      await syncUsageAfterRestore(engine, target.skill, touched);
+    },
+    result: null,
+  };
 }
 
 /** The skill directory of a path inside it (`skills/a/b/references/x.md` → `skills/a/b`). */

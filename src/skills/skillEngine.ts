@@ -2,7 +2,7 @@ import type { FileStore, LockManager } from '../storage/fileStore';
 import type { SkillCatalog } from './skillCatalog';
 import type { UsageStore, Clock } from './usageStore';
 import type { Ledger } from './ledger';
-import type { PendingStore } from './pendingWrites';
+import type { PendingStore } from '../tools/pendingWrites';
 import type { ChangeCommitter } from './fileChanges';
 
 /**

@@ -1,18 +1,20 @@
 import type { RecordStore } from '../storage/recordStore';
+import { createdByFor, type CreatedBy, type UsageSource } from '../tools/writeContext';
 
 /**
  * Per-skill usage record (Hermes' `.usage.json` entry, one IndexedDB record per skill).
  * `created_by: "agent"` is the opt-in to curator management and to review edits: only a skill
- * the review agent created carries it.
+ * the review agent created carries it. Which origin yields which `source` and `created_by` is
+ * the table in tools/writeContext.ts (docs/write-origins.md).
  */
 export type SkillState = 'active' | 'stale' | 'archived';
 export type Verification = 'unmeasured' | 'staged' | 'promoted' | 'rejected';
 
 export interface UsageRecord {
   name: string;
-  created_by: 'agent' | null;
+  created_by: CreatedBy;
   /** Where the skill came from; imported skills are user-owned but never review-editable. */
-  source: 'foreground' | 'review' | 'user' | 'import' | 'unknown';
+  source: UsageSource;
   use_count: number;
   view_count: number;
   patch_count: number;
@@ -148,7 +150,7 @@ export class UsageStore {
     return this.update(name, (record, now) => {
       record.created_at = now;
       record.source = source;
-      record.created_by = source === 'review' ? 'agent' : null;
+      record.created_by = createdByFor(source);
       record.state = 'active';
       record.archived_at = null;
       record.verification = source === 'review' || source === 'import' ? 'staged' : record.verification;

@@ -1,5 +1,5 @@
 import { fail, toJson, type ToolOutcome } from './toolResult';
-import type { WriteContext } from '../skills/writeOrigin';
+import type { WriteContext } from './writeContext';
 
 /**
  * The tools the model sees: a JSON schema for providers and one `run` each. `dispatchToolCall`

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
 import { planTransitions, scheduleDecision, defaultCuratorConfig, emptyCuratorState } from '../../src/curator/curatorRules';
-import { maybeRunCurator, restoreSkill, runCurator } from '../../src/curator/curator';
+import { maybeRunCurator, runCurator } from '../../src/curator/curator';
+import { restoreSkill } from '../../src/skills/skillLifecycle';
 import { emptyUsageRecord } from '../../src/skills/usageStore';
 import { MemoryRecordStore } from '../../src/storage/memoryRecordStore';
 import type { CuratorState } from '../../src/curator/curatorRules';
@@ -82,7 +83,7 @@ describe('curator lifecycle', () => {
     expect((await runCurator(t.engine)).transitions).toEqual([]);
   });
 
-  it('change events name the folder that changed, so other tabs and the worker re-read it', async () => {
+  it('change events name the folder that changed (one per transition), so other tabs and the worker re-read it', async () => {
     const t = createTestEngine();
     await agentSkill(t, 'narrow');
     const changes: { skill: string; action: string; dir: string }[] = [];
@@ -93,8 +94,10 @@ describe('curator lifecycle', () => {
     await runCurator(t.engine);
     expect(changes).toEqual([
       { skill: 'narrow', action: 'curator:stale', dir: 'skills/narrow' },
-      { skill: 'narrow', action: 'curator:archived', dir: 'skills/narrow' },
+      { skill: 'narrow', action: 'archive', dir: 'skills/narrow' },
     ]);
+    // The archive is the skill lifecycle's, recorded with the curator as actor.
+    expect((await t.engine.ledger.list('narrow')).at(-1)).toMatchObject({ actor: 'curator', action: 'archive', evidence: { reason: 'unused past the archive window' } });
   });
 
   it('test_dry_run_does_not_change_anything', async () => {

@@ -21,11 +21,11 @@ import { MemoryStore } from '../../src/memory/memoryStore';
 import { MEMORY_PATTERN_IDS, scanMemoryContent } from '../../src/memory/memoryScan';
 import { runMemoryTool, memoryToolDefinition, type MemoryApprovalMode } from '../../src/memory/memoryTool';
 import { ENTRY_DELIMITER, MAX_CONSOLIDATION_FAILURES_PER_TURN } from '../../src/memory/memoryEntries';
-import { createWriteContext } from '../../src/skills/writeOrigin';
-import { PendingStore, type PendingWrite } from '../../src/skills/pendingWrites';
+import { createWriteContext } from '../../src/tools/writeContext';
+import { PendingStore, type PendingWrite } from '../../src/tools/pendingWrites';
 import { MemoryRecordStore } from '../../src/storage/memoryRecordStore';
 import { ToolRegistry } from '../../src/tools/toolRegistry';
-import { approvePending } from '../../src/skills/approvals';
+import { approvePending } from '../../src/tools/approvals';
 
 function setup(limits = { memory: 500, user: 300 }) {
   const files = new MemoryFileStore();

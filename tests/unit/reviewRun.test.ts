@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runReview } from '../../src/review/reviewRun';
+import { reviewToolCall, runReview, stagedAny } from '../../src/review/reviewRun';
 import { reviewPrompt } from '../../src/review/reviewPrompts';
 import { fakeProvider } from './helpers/fakeProvider';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
@@ -76,5 +76,19 @@ describe('review run', () => {
     expect(text.indexOf('memory tool')).toBeLessThan(text.indexOf('reusable procedure'));
     expect(text).toContain('evals/evals.json');
     expect(text).toContain('Nothing to save.');
+  });
+});
+
+describe('review tool calls from structured outcomes', () => {
+  it('takes staged and gist from the outcome fields, never from the text', () => {
+    const staged = reviewToolCall({ name: 'memory', arguments: '{}' }, 'text the model got', { success: true, staged: true, gist: 'add to USER.md' });
+    expect(staged).toEqual({ name: 'memory', arguments: '{}', result: 'text the model got', success: true, staged: true, gist: 'add to USER.md' });
+    // A result whose text mentions "staged": true but whose outcome does not is not staged.
+    const plain = reviewToolCall({ name: 'skill_view', arguments: '{}' }, '{"success":true,"content":"\\"staged\\": true"}', { success: true, content: '"staged": true' });
+    expect(plain.staged).toBeUndefined();
+    expect(stagedAny([plain])).toBe(false);
+    expect(stagedAny([plain, staged])).toBe(true);
+    const failed = reviewToolCall({ name: 'memory', arguments: '{}' }, '{}', { success: false, error: 'no', staged: true });
+    expect(stagedAny([failed])).toBe(false);
   });
 });

@@ -11,7 +11,7 @@ import { SessionSearch, SEARCH_INDEX_VERSION, buildSnippet, MAX_INDEXED_CHARS } 
 import { MemorySearchIndexPersistence, splitChunks } from '../../src/sessions/searchIndexPersistence';
 import { sessionSearchToolDefinition } from '../../src/sessions/sessionSearchTool';
 import { ToolRegistry } from '../../src/tools/toolRegistry';
-import { createWriteContext } from '../../src/skills/writeOrigin';
+import { createWriteContext } from '../../src/tools/writeContext';
 import { buildCorpus } from '../../bench/browser/sessionCorpus';
 
 function setup(persistence = new MemorySearchIndexPersistence(), backend = new MemorySessionBackend()) {

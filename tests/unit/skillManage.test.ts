@@ -671,7 +671,7 @@ describe('records, ledger and approval around skill_manage', () => {
 
 describe('approval replay and rollback', () => {
   it('approving a staged write replays it through skill_manage; rejecting discards it', async () => {
-    const { approvePending, rejectPending } = await import('../../src/skills/approvals');
+    const { approvePending, rejectPending } = await import('../../src/tools/approvals');
     const t = createTestEngine({ writeApproval: 'all' });
     const staged = await t.manage({ action: 'create', name: 'my-skill', content: VALID_SKILL_CONTENT });
     const outcome = await approvePending(t.engine.pending, t.registry, staged.pending_id);
@@ -685,7 +685,7 @@ describe('approval replay and rollback', () => {
   });
 
   it('rollback of a patch restores the file, is recorded, and can itself be rolled back', async () => {
-    const { rollbackEntry } = await import('../../src/skills/rollback');
+    const { rollbackEntry } = await import('../../src/skills/skillLifecycle');
     const t = await withSkill();
     const original = await t.files.readText('skills/my-skill/SKILL.md');
     await t.manage({ action: 'patch', name: 'my-skill', old_string: 'Do the thing', new_string: 'Do it' });
@@ -702,7 +702,7 @@ describe('approval replay and rollback', () => {
   });
 
   it('rollback of a delete brings the whole skill back, support files included', async () => {
-    const { rollbackEntry } = await import('../../src/skills/rollback');
+    const { rollbackEntry } = await import('../../src/skills/skillLifecycle');
     const t = await withSkill();
     await t.manage({ action: 'write_file', name: 'my-skill', file_path: 'references/a.md', file_content: 'alpha' });
     await t.manage({ action: 'delete', name: 'my-skill' });
@@ -713,7 +713,7 @@ describe('approval replay and rollback', () => {
   });
 
   it('rollback of a create removes the skill', async () => {
-    const { rollbackEntry } = await import('../../src/skills/rollback');
+    const { rollbackEntry } = await import('../../src/skills/skillLifecycle');
     const t = await withSkill();
     const create = (await t.engine.ledger.list('my-skill'))[0]!;
     expect((await rollbackEntry(t.engine, create.id)).success).toBe(true);

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { SkillCatalog } from '../../src/skills/skillCatalog';
 import { validateFrontmatter } from '../../src/skills/validation';
-import { createWriteContext } from '../../src/skills/writeOrigin';
+import { createWriteContext } from '../../src/tools/writeContext';
 import { FUZZ_SKILL_NAMES, fuzzCases, validSkillMd } from '../fixtures/skillFuzzCases';
 import { createTestEngine } from './helpers/skillTestEngine';
 

@@ -12,13 +12,14 @@ import {
 } from '../validation';
 import { fuzzyFindAndReplace, formatNoMatchHint, filePreview } from '../fuzzyPatch';
 import { ALLOWED_SUBDIRS, CHANGE_DESCRIPTION_PREVIEW_CHARS, CHANGE_PATCH_PREVIEW_CHARS } from '../constants';
-import { ARCHIVE_DIR, SKILLS_ROOT, type CatalogEntry } from '../skillCatalog';
+import { SKILLS_ROOT, type CatalogEntry } from '../skillCatalog';
 import { captureFiles, type SkillFiles } from '../ledger';
-import { actorFor, isReview, type WriteContext } from '../writeOrigin';
-import { skillGist } from '../pendingWrites';
+import { actorFor, isReview, usageSourceFor, type WriteContext } from '../../tools/writeContext';
+import { skillGist } from '../skillGist';
 import { readSkillMeta } from '../skillDocument';
 import { scanSkillWrite } from '../writeScan';
-import { skillLockKey, type SkillEngine } from '../skillEngine';
+import type { SkillEngine } from '../skillEngine';
+import { archiveSkill, deleteSkill, withSkillLock, type HeldSkillLock } from '../skillLifecycle';
 
 /**
  * `skill_manage`: create, edit, patch, delete, write_file, remove_file — Hermes' check order,
@@ -155,7 +156,7 @@ export class SkillManageTool {
     const presence = this.presenceError(action as SkillAction, args);
     if (presence) return fail(presence);
 
-    return this.engine.locks.withLock(skillLockKey(name), () => this.runLocked(action as SkillAction, name, args, context));
+    return withSkillLock(this.engine, name, (lock) => this.runLocked(action as SkillAction, name, args, context, lock));
   }
 
   private presenceError(action: SkillAction, args: SkillManageArgs): string | null {
@@ -179,7 +180,7 @@ export class SkillManageTool {
     }
   }
 
-  private async runLocked(action: SkillAction, name: string, args: SkillManageArgs, context: WriteContext): Promise<ToolOutcome> {
+  private async runLocked(action: SkillAction, name: string, args: SkillManageArgs, context: WriteContext, lock: HeldSkillLock): Promise<ToolOutcome> {
     const prepared = await this.prepare(action, name, args, context);
     if (!prepared.success) return prepared;
     const write = prepared.write;
@@ -205,7 +206,7 @@ export class SkillManageTool {
       return this.stage(action, name, args, context, before, after, needsConfirmation ?? 'write approval is on');
     }
 
-    if (action === 'delete') return this.commitDelete(write, args, context, before);
+    if (action === 'delete') return this.commitDelete(write, args, context, before, lock);
     return this.commitWrite(action, write, context, before, after);
   }
 
@@ -440,7 +441,7 @@ export class SkillManageTool {
       after: new Map([...after].filter(([p]) => changedPaths.includes(p))),
       evidence: { ...(context.sessionId ? { session_id: context.sessionId } : {}) },
     });
-    const source = context.origin === 'review' ? 'review' : context.origin === 'import' ? 'import' : context.origin === 'user' ? 'user' : 'foreground';
+    const source = usageSourceFor(context.origin);
     await engine.committer.commit(
       `skill_manage ${action} ${write.name}`,
       { writes: [...write.writes.entries()], deletes: write.deletes },
@@ -458,80 +459,28 @@ export class SkillManageTool {
     return write.result;
   }
 
-  private async commitDelete(write: PreparedWrite, args: SkillManageArgs, context: WriteContext, before: SkillFiles): Promise<ToolOutcome> {
-    const engine = this.engine;
+  /** Both paths run the skill lifecycle under the lock this call already holds (skillLifecycle.ts). */
+  private async commitDelete(
+    write: PreparedWrite,
+    args: SkillManageArgs,
+    context: WriteContext,
+    before: SkillFiles,
+    lock: HeldSkillLock,
+  ): Promise<ToolOutcome> {
     const absorbed = typeof args.absorbed_into === 'string' ? args.absorbed_into.trim() : '';
     const suffix = absorbed ? ` Content absorbed into '${absorbed}'.` : '';
     if (isReview(context)) {
-      const archived = await archiveSkill(engine, write.name, { actor: 'review', evidence: { absorbed_into: absorbed } });
-      if (!archived.success) return archived;
-      engine.onChange?.({ skill: write.name, action: 'archive', dir: write.dir });
+      const archived = await archiveSkill(this.engine, write.name, { actor: 'review', evidence: { absorbed_into: absorbed }, lock });
+      if (!archived.success) return fail(archived.error);
       return ok({ message: `Skill '${write.name}' archived (archived to ${archived.destination}).${suffix}`, _archived: true });
     }
-    const entry = await engine.ledger.prepare({
+    const deleted = await deleteSkill(this.engine, write.name, {
       actor: actorFor(context.origin),
-      action: 'delete',
-      skill: write.name,
-      before,
-      after: new Map(),
       evidence: { absorbed_into: absorbed, archived: false },
+      captured: before,
+      lock,
     });
-    await engine.committer.commit(
-      `skill_manage delete ${write.name}`,
-      { writes: [], deletes: [...before.keys()] },
-      { ledger: entry, usage: [{ op: 'forget', name: write.name }] },
-    );
-    await engine.files.deleteTree(write.dir);
-    await removeEmptyCategory(engine, write.dir);
-    await engine.catalog.remove(write.dir);
-    engine.onChange?.({ skill: write.name, action: 'delete', dir: write.dir });
+    if (!deleted.success) return fail(deleted.error);
     return ok({ message: `Skill '${write.name}' deleted.${suffix}` });
   }
-}
-
-async function removeEmptyCategory(engine: SkillEngine, dir: string): Promise<void> {
-  const parts = dir.split('/');
-  if (parts.length < 3) return; // skills/<name>: the root itself stays.
-  const category = parts.slice(0, -1).join('/');
-  if ((await engine.files.walk(category)).length === 0) await engine.files.deleteTree(category);
-}
-
-function archiveStamp(date: Date): string {
-  return date.toISOString().replace(/[-:T]/g, '').slice(0, 14);
-}
-
-/**
- * Moves a skill to `skills/.archive/<name>` (timestamped name on collision) as one journaled
- * change: copies first, then the originals go, SKILL.md first. Used by review deletes and the
- * curator. Chromium cannot move directories, so this is a copy-and-delete.
- */
-export async function archiveSkill(
-  engine: SkillEngine,
-  name: string,
-  options: { actor: 'review' | 'curator' | 'user'; evidence?: Record<string, unknown> },
-): Promise<{ success: true; destination: string } | { success: false; error: string }> {
-  const skill = engine.catalog.findByName(name)[0];
-  if (!skill) return { success: false, error: `Skill '${name}' not found; nothing to archive.` };
-  let destination = `${ARCHIVE_DIR}/${name}`;
-  if ((await engine.files.list(destination)).length > 0) destination = `${ARCHIVE_DIR}/${name}-${archiveStamp(engine.clock())}`;
-  const before = await captureFiles(engine.files, skill.dir);
-  const after: SkillFiles = new Map();
-  for (const [path, bytes] of before) after.set(destination + path.slice(skill.dir.length), bytes);
-  const entry = await engine.ledger.prepare({
-    actor: options.actor,
-    action: 'archive',
-    skill: name,
-    before,
-    after,
-    evidence: { ...options.evidence, archived: true, destination, category: skill.category },
-  });
-  await engine.committer.commit(
-    `archive ${name}`,
-    { writes: [...after.entries()], deletes: [...before.keys()] },
-    { ledger: entry, usage: [{ op: 'setState', name, state: 'archived' }] },
-  );
-  await engine.files.deleteTree(skill.dir);
-  await removeEmptyCategory(engine, skill.dir);
-  await engine.catalog.remove(skill.dir);
-  return { success: true, destination };
 }

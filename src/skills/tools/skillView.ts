@@ -4,7 +4,7 @@ import { readSkillMeta } from '../skillDocument';
 import { findInjectionPhrases } from '../scanner';
 import { SKILLS_ROOT, SUPPORT_DIRS, type CatalogEntry } from '../skillCatalog';
 import { matchesPlatform, sortForListing } from '../skillFilters';
-import type { WriteContext } from '../writeOrigin';
+import type { WriteContext } from '../../tools/writeContext';
 import type { SkillEngine } from '../skillEngine';
 
 /**

@@ -3,6 +3,7 @@
  * first, kept current from `activity-changed` events (this tab, other tabs, the worker).
  */
 import { withActivity, type ActivityRecord } from '../../review/activity';
+import { appServices } from '../../app/services';
 
 class ActivityFeed {
   status = $state<'loading' | 'ready' | 'error'>('loading');
@@ -15,9 +16,9 @@ class ActivityFeed {
   start = (): Promise<void> => {
     this.#starting ??= (async () => {
       try {
-        const [{ activityLog }, { services }] = await Promise.all([import('../../app/activityServices'), import('../../app/services')]);
-        const log = await activityLog();
-        (await services).changes.subscribe((change) => {
+        const app = await appServices();
+        const log = app.activity;
+        app.changes.subscribe((change) => {
           if (change.type !== 'activity-changed') return;
           void log.get(change.id).then((record) => {
             if (record) this.records = withActivity(this.records, record);

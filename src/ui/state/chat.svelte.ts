@@ -14,7 +14,7 @@ import { chatProviderSettings } from './settingsModel';
 import { VIEW_IDS, type ViewId } from './routes';
 import { ChatController, type ChatLine, type ChatSessionDeps, type TurnProblem } from '../../agent/chatSession';
 import { parseSlashCommand } from '../../agent/slashCommands';
-import { chatServices } from '../../app/chatServices';
+import { appServices } from '../../app/services';
 import { createProvider } from '../../providers/createProvider';
 import { ProviderError, type ChatProvider } from '../../providers/provider';
 import { engineHost } from '../../providers/webllm/engineHost';
@@ -132,7 +132,7 @@ class ChatState {
   /** Reloads the skill names for completion (cheap: the catalogue is in memory). */
   refreshSkills = async (): Promise<void> => {
     try {
-      this.skills = (await chatServices()).skillList();
+      this.skills = (await (await appServices()).chat()).skillList();
     } catch {
       this.skills = [];
     }
@@ -156,7 +156,7 @@ class ChatState {
   }
 
   async #deps(): Promise<ChatSessionDeps> {
-    const services = await chatServices();
+    const services = await (await appServices()).chat();
     return {
       store: services.store,
       registry: services.registry,

@@ -7,6 +7,7 @@
 import type { MemoryFileState } from '../../memory/memoryStore';
 import type { MemoryTarget } from '../../memory/memoryEntries';
 import type { ToolOutcome } from '../../tools/toolResult';
+import { appServices } from '../../app/services';
 
 export interface MemoryNotice {
   kind: 'ok' | 'warning' | 'error';
@@ -16,8 +17,7 @@ export interface MemoryNotice {
 const USER_EDIT = { origin: 'user' as const };
 
 async function store() {
-  const { memoryServices } = await import('../../app/memoryServices');
-  return (await memoryServices()).store;
+  return (await (await appServices()).memory()).store;
 }
 
 class MemoryViewState {
@@ -65,8 +65,7 @@ class MemoryViewState {
   };
 
   private async subscribe(): Promise<void> {
-    const { services } = await import('../../app/services');
-    const { changes } = await services;
+    const { changes } = await appServices();
     const unsubscribe = changes.subscribe((change) => {
       if (change.type === 'memory-changed') void this.reload();
     });

@@ -1,10 +1,11 @@
 import type { SkillSettings } from '../../skills/skillEngine';
-import type { MemorySettings } from '../../app/memoryServices';
+import type { MemorySettings } from '../../app/settings';
+import { appServices } from '../../app/services';
 
 /**
- * The approval and scanning switches (SPEC §6, §8.4). They live with the engines that obey
- * them — skill settings with the skill services, memory settings with the memory services —
- * so the review worker reads the same values; this module only loads and saves them.
+ * The approval and scanning switches (SPEC §6, §8.4): the `skills` and `memory` keys of the
+ * settings service, which the engines and the review worker read too; this module only
+ * mirrors and saves them.
  */
 export type ApprovalMode = SkillSettings['writeApproval'];
 
@@ -14,21 +15,20 @@ class SafetySettingsState {
   status = $state('');
 
   async load(): Promise<void> {
-    const [{ skillServices }, { memoryServices }] = await Promise.all([import('../../app/skillServices'), import('../../app/memoryServices')]);
-    const [skills, memory] = await Promise.all([skillServices(), memoryServices()]);
-    this.skills = { ...skills.settings.get() };
-    this.memory = { ...memory.settings() };
+    const { settings } = await appServices();
+    this.skills = { ...settings.get('skills') };
+    this.memory = { ...settings.get('memory') };
   }
 
   async updateSkills(change: Partial<SkillSettings>): Promise<void> {
-    const { skillServices } = await import('../../app/skillServices');
-    this.skills = { ...(await (await skillServices()).settings.update(change)) };
+    const { settings } = await appServices();
+    this.skills = { ...(await settings.update('skills', change)) };
     this.status = 'Saved.';
   }
 
   async updateMemory(change: Partial<MemorySettings>): Promise<void> {
-    const { memoryServices } = await import('../../app/memoryServices');
-    this.memory = { ...(await (await memoryServices()).updateSettings(change)) };
+    const { settings } = await appServices();
+    this.memory = { ...(await settings.update('memory', change)) };
     this.status = 'Saved.';
   }
 }

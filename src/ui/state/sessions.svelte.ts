@@ -2,7 +2,7 @@
  * The session list beside the chat: newest first, rename, delete, and the search box
  * (session search over every message, matched words highlighted in the snippets).
  */
-import { chatServices } from '../../app/chatServices';
+import { appServices } from '../../app/services';
 import type { ChatSession } from '../../sessions/sessionStore';
 import type { SessionSearchHit } from '../../sessions/sessionSearch';
 
@@ -21,7 +21,7 @@ class SessionsState {
 
   refresh = async (): Promise<void> => {
     try {
-      const services = await chatServices();
+      const services = await (await appServices()).chat();
       if (!this.#subscribed) {
         this.#subscribed = true;
         // Titles and order change with every message; a microtask batches a turn's burst.
@@ -49,7 +49,7 @@ class SessionsState {
       this.results = null;
       return;
     }
-    const services = await chatServices();
+    const services = await (await appServices()).chat();
     const hits = await services.search.search(query, { limit: 20, prefix: true });
     if (run === this.#searchRun) this.results = hits;
   };
@@ -61,13 +61,13 @@ class SessionsState {
   };
 
   rename = async (id: string, title: string): Promise<void> => {
-    const services = await chatServices();
+    const services = await (await appServices()).chat();
     await services.store.rename(id, title);
     await this.refresh();
   };
 
   remove = async (id: string): Promise<void> => {
-    const services = await chatServices();
+    const services = await (await appServices()).chat();
     await services.store.delete(id);
     await this.refresh();
     if (this.results) await this.search(this.query);

@@ -1,16 +1,19 @@
+import type { KnackSettingsService } from '../../app/settings';
+import { LEGACY_SETTINGS_KEY } from '../../app/settings';
 import { DEFAULT_SETTINGS, normalizeSettings, type KnackSettings } from './settingsModel';
 
 /**
- * Where settings live: the IndexedDB `settings` store (key "app"), chosen at start-up with
- * `useSettingsBackend(indexedDbSettings(...))` once storage is open. localStorage is the
- * fallback when storage fails to open, and the source of a one-time migration.
+ * The app settings as rune state: a thin mirror of the settings service (key "app",
+ * app/settings.ts), chosen at start-up with `useSettingsService(app.settings)`. localStorage is
+ * the fallback when storage fails to open; the service itself moves what localStorage held
+ * into IndexedDB once.
  */
 export interface SettingsBackend {
   load(): Promise<unknown>;
   save(settings: KnackSettings): Promise<void>;
 }
 
-export const SETTINGS_STORAGE_KEY = 'knack.settings';
+export const SETTINGS_STORAGE_KEY = LEGACY_SETTINGS_KEY;
 
 export const localStorageBackend: SettingsBackend = {
   async load() {
@@ -27,39 +30,12 @@ export const localStorageBackend: SettingsBackend = {
   },
 };
 
-export const SETTINGS_RECORD_KEY = 'app';
-
-/** The part of a RecordStore the settings need (kept structural: no storage import here). */
-export interface SettingsRecords {
-  get(key: string): Promise<unknown>;
-  put(key: string, value: unknown): Promise<void>;
-}
-
-/**
- * Settings in IndexedDB. The first load finds no record and moves what localStorage held
- * (the earlier home of settings) into it, then removes the old key, so the API key is kept
- * in one place only.
- */
-export function indexedDbSettings(records: SettingsRecords, legacy: Pick<Storage, 'getItem' | 'removeItem'> | null = globalThis.localStorage ?? null): SettingsBackend {
+/** The settings service as a backend: loads what it read, saves through `update("app")`. */
+export function serviceSettings(service: KnackSettingsService): SettingsBackend {
   return {
-    async load() {
-      const stored = await records.get(SETTINGS_RECORD_KEY);
-      if (stored !== undefined && stored !== null) return stored;
-      const old = legacy?.getItem(SETTINGS_STORAGE_KEY);
-      if (old === null || old === undefined) return null;
-      let parsed: unknown = null;
-      try {
-        parsed = JSON.parse(old) as unknown;
-      } catch {
-        parsed = null;
-      }
-      await records.put(SETTINGS_RECORD_KEY, normalizeSettings(parsed));
-      legacy?.removeItem(SETTINGS_STORAGE_KEY);
-      return parsed;
-    },
-    async save(settings) {
-      await records.put(SETTINGS_RECORD_KEY, $state.snapshot(settings));
-    },
+    load: async () => service.get('app'),
+    // The whole value: an optional field left out (a cleared review model) must clear.
+    save: async (settings) => void (await service.update('app', { reviewProvider: undefined, ...settings })),
   };
 }
 
@@ -93,6 +69,14 @@ class SettingsState {
     return this.load();
   }
 
+  /** Mirrors the service: its value now, and every change made here or in another context. */
+  useService(service: KnackSettingsService): Promise<void> {
+    service.subscribe('app', (value) => {
+      if (this.#loaded) this.#current = normalizeSettings(value);
+    });
+    return this.useBackend(serviceSettings(service));
+  }
+
   /** Loads from the chosen backend; until start-up chooses one, waits for it. */
   load(): Promise<void> {
     if (!this.#backend) return this.#backendReady.then(() => this.load());
@@ -120,7 +104,12 @@ class SettingsState {
 
 export const settings = new SettingsState();
 
-/** The settings storage seam, one call at start-up: `useSettingsBackend(indexedDbSettings(records))`. */
+/** The settings storage seam, one call at start-up: `useSettingsService(app.settings)`. */
+export function useSettingsService(service: KnackSettingsService): Promise<void> {
+  return settings.useService(service);
+}
+
+/** The fallback when storage cannot open: `useSettingsBackend(localStorageBackend)`. */
 export function useSettingsBackend(backend: SettingsBackend): Promise<void> {
   return settings.useBackend(backend);
 }

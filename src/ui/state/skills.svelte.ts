@@ -1,18 +1,15 @@
 /**
  * The Skills view's state: the library rows and filters, which panel is open (a skill, the
  * create form, the edit form), the open skill's details, and the user's actions on skills.
- * Components read fields and call methods; every write goes through the skill engine
- * (`SkillManageTool` with the user's write context, `rollbackEntry`, the usage store).
+ * Components read fields and call methods; every write goes through the user's skill actions
+ * (skills/skillActions.ts), which lock, record and notify, so a method here only calls the
+ * action, refreshes the view and shows the result.
  */
-import { services as storageServices } from '../../app/services';
-import { skillServices, type SkillServices } from '../../app/skillServices';
-import { rollbackEntry } from '../../skills/rollback';
-import { SkillManageTool, archiveSkill } from '../../skills/tools/skillManage';
-import { skillLockKey } from '../../skills/skillEngine';
-import { restoreSkill } from '../../curator/curator';
+import { appServices } from '../../app/services';
+import type { SkillServices } from '../../app/skillServices';
+import { SkillActions, type SkillActionResult } from '../../skills/skillActions';
 import type { CuratorActivity } from '../../review/activity';
 import { learning } from './learning.svelte';
-import { createWriteContext } from '../../skills/writeOrigin';
 import { parseSkillFile } from '../../skills/frontmatter';
 import type { UsageRecord } from '../../skills/usageStore';
 import { textDecoder } from '../../storage/fileStore';
@@ -39,7 +36,7 @@ export interface SkillDetail {
 
 export type SkillConfirm = { kind: 'delete'; name: string } | { kind: 'rollback'; name: string; entryId: string; summary: string };
 
-export type ActionResult = { ok: true; message: string } | { ok: false; error: string };
+export type ActionResult = SkillActionResult;
 
 function displayValue(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -86,6 +83,7 @@ class SkillsLibrary {
   filtering = $derived(isFiltering(this.filters));
 
   #services: SkillServices | null = null;
+  #actions: SkillActions | null = null;
   #starting: Promise<SkillServices> | null = null;
   #refreshQueued = false;
   #detailToken = 0;
@@ -94,10 +92,12 @@ class SkillsLibrary {
   start = (): Promise<SkillServices> => {
     this.#starting ??= (async () => {
       try {
-        const services = await skillServices();
+        const app = await appServices();
+        const services = await app.skills();
         this.#services = services;
+        this.#actions = new SkillActions(services.engine);
         services.engine.catalog.onChange(() => this.#queueRefresh());
-        (await storageServices).changes.subscribe((change) => {
+        app.changes.subscribe((change) => {
           // Usage and verdicts change without touching the catalogue (counters, the gate).
           if (change.type === 'skill-changed' || change.type === 'verdict-changed') this.#queueRefresh();
         });
@@ -211,32 +211,55 @@ class SkillsLibrary {
     this.openFile = null;
   };
 
-  /** Create or edit through skill_manage, as the user: ledger actor `user`, no model guards. */
-  save = async (mode: 'create' | 'edit', input: { name: string; category: string; content: string }): Promise<ActionResult> => {
-    const services = await this.start();
+  /** The user's skill actions, once the engine is up. */
+  async #ready(): Promise<SkillActions> {
+    await this.start();
+    return this.#actions!;
+  }
+
+  /**
+   * Runs one user action with the busy flag set and shows its result (the notice on success,
+   * the error otherwise); `done` updates the view before the flag clears.
+   */
+  async #act(run: (actions: SkillActions) => Promise<SkillActionResult>, done: (result: SkillActionResult) => Promise<void> | void): Promise<void> {
+    const actions = await this.#ready();
     this.busy = true;
     try {
-      const category = input.category.trim();
-      const outcome = await new SkillManageTool(services.engine).run(
-        { action: mode, name: input.name, content: input.content, ...(mode === 'create' && category ? { category } : {}) },
-        createWriteContext('user'),
-      );
-      if (!outcome.success) return { ok: false, error: outcome.error };
-      const message = mode === 'create' ? `Created skill ${input.name}.` : `Saved changes to ${input.name}.`;
-      this.notice = message;
+      const result = await run(actions);
+      if (result.ok) {
+        this.actionError = null;
+        this.notice = result.message;
+      } else {
+        this.actionError = result.error;
+      }
+      await done(result);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** Create or edit through skill_manage, as the user: ledger actor `user`, no model guards. */
+  save = async (mode: 'create' | 'edit', input: { name: string; category: string; content: string }): Promise<ActionResult> => {
+    const actions = await this.#ready();
+    this.busy = true;
+    try {
+      // A failed save is shown by the editor form, not the status line.
+      const result = await actions.save(mode, input);
+      if (!result.ok) return result;
+      this.notice = result.message;
       await this.refresh();
       await this.select(input.name);
-      return { ok: true, message };
+      return result;
     } finally {
       this.busy = false;
     }
   };
 
   togglePin = async (name: string): Promise<void> => {
-    const services = await this.start();
-    const pinned = !(await services.engine.usage.get(name)).pinned;
-    await services.engine.usage.setPinned(name, pinned);
-    this.notice = pinned ? `Pinned ${name}: it cannot be deleted, and the review agent and curator leave it alone.` : `Unpinned ${name}.`;
+    const actions = await this.#ready();
+    const result = await actions.togglePin(name);
+    if (result.ok) this.notice = result.message;
+    else this.actionError = result.error;
     await this.refresh();
   };
 
@@ -257,63 +280,35 @@ class SkillsLibrary {
     this.confirm = null;
   };
 
-  deleteSkill = async (name: string): Promise<void> => {
-    const services = await this.start();
-    this.busy = true;
-    try {
-      const outcome = await new SkillManageTool(services.engine).run({ action: 'delete', name }, createWriteContext('user'));
-      this.confirm = null;
-      if (!outcome.success) {
-        this.actionError = outcome.error;
-        return;
-      }
-      this.notice = `Deleted skill ${name}.`;
-      this.closePanel();
-      await this.refresh();
-    } finally {
-      this.busy = false;
-    }
-  };
+  deleteSkill = (name: string): Promise<void> =>
+    this.#act(
+      (actions) => actions.delete(name),
+      async (result) => {
+        this.confirm = null;
+        if (!result.ok) return;
+        this.closePanel();
+        await this.refresh();
+      },
+    );
 
   /** The user's archive: the skill moves to skills/.archive/ (out of the index), restorable. */
-  archive = async (name: string): Promise<void> => {
-    const services = await this.start();
-    this.busy = true;
-    try {
-      const { engine } = services;
-      const dir = engine.catalog.findByName(name)[0]?.dir ?? '';
-      const result = await engine.locks.withLock(skillLockKey(name), () => archiveSkill(engine, name, { actor: 'user', evidence: { reason: 'archived from the Skills view' } }));
-      if (!result.success) {
-        this.actionError = result.error;
-        return;
-      }
-      engine.onChange?.({ skill: name, action: 'archive', dir });
-      this.actionError = null;
-      this.notice = `Archived ${name}: it is out of the skill index until you restore it.`;
-      await this.refresh();
-    } finally {
-      this.busy = false;
-    }
-  };
+  archive = (name: string): Promise<void> =>
+    this.#act(
+      (actions) => actions.archive(name),
+      async (result) => {
+        if (result.ok) await this.refresh();
+      },
+    );
 
   /** Moves the newest archived copy back into skills/, active again. */
-  restore = async (name: string): Promise<void> => {
-    const services = await this.start();
-    this.busy = true;
-    try {
-      const result = await restoreSkill(services.engine, name);
-      if (!result.success) {
-        this.actionError = result.error;
-        this.notice = `Could not restore ${name}: ${result.error}`;
-        return;
-      }
-      this.actionError = null;
-      this.notice = `Restored ${name}.`;
-      await this.refresh();
-    } finally {
-      this.busy = false;
-    }
-  };
+  restore = (name: string): Promise<void> =>
+    this.#act(
+      (actions) => actions.restore(name),
+      async (result) => {
+        if (result.ok) await this.refresh();
+        else this.notice = `Could not restore ${name}: ${result.error}`;
+      },
+    );
 
   /** What the curator would do now (stale, archive, reactivate), without changing anything. */
   curatorDryRun = async (): Promise<void> => {
@@ -329,23 +324,14 @@ class SkillsLibrary {
     this.dryRun = null;
   };
 
-  rollback = async (entryId: string): Promise<void> => {
-    const services = await this.start();
-    this.busy = true;
-    try {
-      const result = await rollbackEntry(services.engine, entryId, 'user');
-      this.confirm = null;
-      if (!result.success) {
-        this.actionError = result.error;
-        return;
-      }
-      this.actionError = null;
-      this.notice = `Rolled back. The rollback is in the history too, so it can be undone.`;
-      await this.refresh();
-    } finally {
-      this.busy = false;
-    }
-  };
+  rollback = (entryId: string): Promise<void> =>
+    this.#act(
+      (actions) => actions.rollback(entryId),
+      async (result) => {
+        this.confirm = null;
+        if (result.ok) await this.refresh();
+      },
+    );
 }
 
 export const skillsLibrary = new SkillsLibrary();

@@ -25,7 +25,7 @@ const SOURCES = sourceFiles(join(ROOT, 'src')).map((path) => ({
 const filesMatching = (pattern: RegExp) => SOURCES.filter((file) => pattern.test(file.text)).map((file) => file.path);
 
 /** A sort (or toSorted) whose comparator, on the same line or the next, reads a `.key`. */
-const SORT_BY_KEY = /\.(?:sort|toSorted)\([^\n]*(?:\n[^\n]*)?\.key\b|\.(?:sort|toSorted)\(\s*byKey\b/;
+const SORT_BY_KEY = /\.(?:sort|toSorted)\([^;]*?\.key\b|\.(?:sort|toSorted)\(\s*byKey\b/;
 /**
  * A verdict word written as a verdict: `verdict: 'staged'`, `verdict = "promoted"`,
  * `'rejected' as VerdictWord`, `const word: VerdictWord = 'staged'`, or any function declared to

@@ -148,3 +148,25 @@ describe('watchdog regex runner (Node worker threads)', () => {
     expect(await createNodeRegexRunner().test('(', '', 'x')).toMatchObject({ ok: false, reason: expect.stringMatching(/^invalid regex/) });
   });
 });
+
+describe('workers/regexCheck.worker.ts', () => {
+  it('says it is ready, then answers each job with its id and outcome', async () => {
+    const posted: unknown[] = [];
+    const scope: { onmessage?: (event: { data: RegexWorkerRequest }) => void; postMessage: (message: unknown) => void } = {
+      postMessage: (message) => posted.push(message),
+    };
+    vi.stubGlobal('self', scope);
+    try {
+      await import('../../../workers/regexCheck.worker');
+      expect(posted).toEqual([{ ready: true }]);
+      scope.onmessage?.({ data: { id: 4, pattern: 'font', flags: 'i', text: 'FONT' } });
+      scope.onmessage?.({ data: { id: 5, pattern: 'x', flags: 'g', text: 'x' } });
+      expect(posted.slice(1)).toEqual([
+        { id: 4, ok: true, match: true },
+        { id: 5, ok: false, reason: expect.stringMatching(/'g' is not allowed/) },
+      ]);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+});

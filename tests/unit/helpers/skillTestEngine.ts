@@ -3,13 +3,13 @@ import { MemoryRecordStore } from '../../../src/storage/memoryRecordStore';
 import { SkillCatalog } from '../../../src/skills/skillCatalog';
 import { UsageStore, type UsageRecord } from '../../../src/skills/usageStore';
 import { Ledger, type BlobRecord, type LedgerEntry } from '../../../src/skills/ledger';
-import { PendingStore, type PendingWrite } from '../../../src/skills/pendingWrites';
+import { PendingStore, type PendingWrite } from '../../../src/tools/pendingWrites';
 import { DirectCommitter } from '../../../src/skills/fileChanges';
 import { applyCommitEffects } from '../../../src/skills/commitEffects';
 import { defaultSkillSettings, type SkillEngine, type SkillSettings } from '../../../src/skills/skillEngine';
 import { ToolRegistry } from '../../../src/tools/toolRegistry';
 import { skillToolDefinitions } from '../../../src/skills/tools/skillToolDefinitions';
-import { createWriteContext, type WriteOrigin } from '../../../src/skills/writeOrigin';
+import { createWriteContext, type WriteOrigin } from '../../../src/tools/writeContext';
 
 /** A skill engine on the in-memory stores, with a controllable clock and settings. */
 export function createTestEngine(overrides: Partial<SkillSettings> = {}) {

@@ -1,7 +1,6 @@
-import type { ToolOutcome } from '../tools/toolResult';
-import { fail } from '../tools/toolResult';
-import type { ToolRegistry } from '../tools/toolRegistry';
-import { createWriteContext } from './writeOrigin';
+import { fail, type ToolOutcome } from './toolResult';
+import type { ToolRegistry } from './toolRegistry';
+import { createWriteContext } from './writeContext';
 import type { PendingStore } from './pendingWrites';
 
 /**

@@ -1,9 +1,10 @@
 import type { RecordStore } from '../storage/recordStore';
-import type { WriteOrigin } from './writeOrigin';
+import type { WriteOrigin } from './writeContext';
 
 /**
- * Writes staged for the user's approval (SPEC §8.4): write approval is on, or the scanner
- * answered "ask". Approving replays the payload through the same tool code path.
+ * Writes staged for the user's approval, by skill_manage and by memory alike: write approval
+ * is on, or the scanner answered "ask". Approving replays the payload through the same tool
+ * code path (approvals.ts). Each subsystem writes its own one-line gist.
  */
 export interface PendingWrite {
   id: string;
@@ -24,37 +25,6 @@ export interface PendingWrite {
 export function newPendingId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(4));
   return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-function lineCount(text: string | undefined): number {
-  return text ? text.split('\n').length : 0;
-}
-
-function sizeLabel(text: string): string {
-  return text.length < 1024 ? `${text.length} chars` : `${Math.floor(text.length / 1024) + 1} KB`;
-}
-
-/** Hermes' gist rules, in Knack's words. */
-export function skillGist(args: Record<string, unknown>, description = ''): string {
-  const name = String(args.name ?? '');
-  const action = String(args.action ?? '');
-  switch (action) {
-    case 'create':
-    case 'edit': {
-      const verb = action === 'create' ? 'create' : 'rewrite';
-      return `${verb} '${name}' — ${description.slice(0, 140)} (${sizeLabel(String(args.content ?? ''))})`;
-    }
-    case 'patch':
-      return `patch '${name}' ${String(args.file_path ?? 'SKILL.md')} (+${lineCount(args.new_string as string)}/-${lineCount(args.old_string as string)} lines)`;
-    case 'write_file':
-      return `write ${String(args.file_path)} in '${name}'`;
-    case 'remove_file':
-      return `remove ${String(args.file_path)} from '${name}'`;
-    case 'delete':
-      return `delete skill '${name}'`;
-    default:
-      return `${action} '${name}'`;
-  }
 }
 
 export class PendingStore {

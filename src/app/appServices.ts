@@ -1,0 +1,151 @@
+/**
+ * The composition root: everything one context (the tab, or the review worker) builds on its
+ * storage, built once. ONE settings service, ONE tool registry, and the storage's one ledger,
+ * usage store, pending store and activity log (app/knackStores.ts) are shared by every
+ * service of the context. The skill engine, memory and sessions are separate chunks, loaded on
+ * first use, so the chat's first paint does not wait for them.
+ *
+ * UI state modules get this object from `appServices()` (app/services.ts) and call its domain
+ * methods; nothing outside src/storage opens a record store.
+ */
+import type { ChangeFeed } from '../storage/changes';
+import type { ActivityLog } from '../review/activityLog';
+import type { PendingWrite } from '../tools/pendingWrites';
+import type { ToolOutcome } from '../tools/toolResult';
+import type { ToolRegistry } from '../tools/toolRegistry';
+import type { CuratorState } from '../curator/curatorRules';
+import type { KnackServices } from './services';
+import { createSettingsService, type KnackSettingsService, type LegacySettingsStorage } from './settings';
+import type { SkillServices } from './skillServices';
+import type { MemoryServices } from './memoryServices';
+import type { SessionServices } from './sessionServices';
+import type { ChatServices } from './chatServices';
+
+export type AppContext = 'tab' | 'worker';
+
+/** Staged writes and what the user decides about them (the Pending view). */
+export interface PendingActions {
+  /** Newest first. */
+  list(): Promise<PendingWrite[]>;
+  /** Replays the write through its tool with its original origin; publishes `pending-changed`. */
+  approve(id: string): Promise<ToolOutcome>;
+  /** Discards the write; publishes `pending-changed`. */
+  reject(id: string): Promise<void>;
+}
+
+export interface AppServices {
+  context: AppContext;
+  storage: KnackServices;
+  changes: ChangeFeed;
+  settings: KnackSettingsService;
+  activity: ActivityLog;
+  pending: PendingActions;
+  /** The curator's schedule record, always read fresh (another tab or the worker may have run it). */
+  curatorState: { read(): Promise<CuratorState>; write(state: CuratorState): Promise<void> };
+  skills(): Promise<SkillServices>;
+  memory(): Promise<MemoryServices>;
+  /** The context's one tool registry: memory and skill tools, and session search in the tab. */
+  tools(): Promise<ToolRegistry>;
+  /** Tab only: sessions and their search. */
+  sessions(): Promise<SessionServices>;
+  /** Tab only: what a chat session needs. */
+  chat(): Promise<ChatServices>;
+}
+
+/** A lazily created value, created again on the next call if creating it failed. */
+function once<T>(create: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | null = null;
+  return () => {
+    if (!value) {
+      value = create();
+      value.catch(() => (value = null));
+    }
+    return value;
+  };
+}
+
+/** Approve and reject for the Pending view, on the context's one pending store and registry. */
+function pendingActions(storage: KnackServices, tools: () => Promise<ToolRegistry>): PendingActions {
+  const { pending } = storage.stores;
+  return {
+    async list() {
+      const list = await pending.list();
+      return list.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+    },
+    async approve(id) {
+      const [{ approvePending }, registry] = await Promise.all([import('../tools/approvals'), tools()]);
+      const outcome = await approvePending(pending, registry, id);
+      storage.changes.publish({ type: 'pending-changed' });
+      return outcome;
+    },
+    async reject(id) {
+      const { rejectPending } = await import('../tools/approvals');
+      await rejectPending(pending, id);
+      storage.changes.publish({ type: 'pending-changed' });
+    },
+  };
+}
+
+export async function createAppServices(
+  storage: KnackServices,
+  options: { context: AppContext; legacySettings?: LegacySettingsStorage | null },
+): Promise<AppServices> {
+  const { context } = options;
+  const tabOnly = (what: string) => () => Promise.reject(new Error(`${what} exist only in the tab, not in the ${context}.`));
+  const legacy = options.legacySettings !== undefined ? options.legacySettings : context === 'tab' ? (globalThis.localStorage ?? null) : null;
+  const settings = createSettingsService(storage.stores.settings, storage.changes, { legacy });
+  // Unreadable settings keep the defaults: the app still starts.
+  await settings.load().catch((error: unknown) => console.warn('[knack] settings could not be read; using defaults', error));
+
+  const skills = once(async () => (await import('./skillServices')).createSkillServices(storage, settings));
+  const memory = once(async () => (await import('./memoryServices')).createMemoryServices(storage, settings));
+  const sessions = context === 'tab' ? once(async () => (await import('./sessionServices')).createSessionServices(storage)) : tabOnly('Sessions');
+  const tools = once(async () => {
+    const [{ ToolRegistry }, { skillToolDefinitions }, skillParts, memoryParts] = await Promise.all([
+      import('../tools/toolRegistry'),
+      import('../skills/tools/skillToolDefinitions'),
+      skills(),
+      memory(),
+    ]);
+    const definitions = [memoryParts.tool, ...skillToolDefinitions(skillParts.engine)];
+    if (context === 'tab') definitions.push((await sessions()).tool);
+    return new ToolRegistry(definitions);
+  });
+  const chat =
+    context === 'tab'
+      ? once(async () => {
+          const [{ createChatServices }, registry, skillParts, memoryParts, sessionParts] = await Promise.all([
+            import('./chatServices'),
+            tools(),
+            skills(),
+            memory(),
+            sessions(),
+          ]);
+          return createChatServices({ registry, settings, skills: skillParts, memory: memoryParts, sessions: sessionParts });
+        })
+      : tabOnly('Chat services');
+
+  const { activity } = storage.stores;
+  if (context === 'tab') {
+    // Keep the activity store small: old runs go once per start, off the critical path.
+    void activity.prune().catch((error: unknown) => console.warn('[knack] pruning old activity failed', error));
+  }
+
+  return {
+    context,
+    storage,
+    changes: storage.changes,
+    settings,
+    activity,
+    pending: pendingActions(storage, tools),
+    curatorState: {
+      read: () => settings.read('curator'),
+      write: async (state) => void (await settings.update('curator', state)),
+    },
+    skills,
+    memory,
+    tools,
+    sessions,
+    chat,
+  };
+}

@@ -1,0 +1,188 @@
+/**
+ * The app settings (key "app" in the settings service): shape, defaults, normalisation and
+ * the providers they select. Plain TypeScript, shared by the tab and the review worker.
+ */
+import { CUSTOM_PRESET_ID, PROVIDER_PRESETS } from '../providers/presets';
+import type { ProviderSettings, ToolProtocol } from '../providers/createProvider';
+import { defaultIntervals } from '../agent/learningCounters';
+
+export type ProviderKind = 'openai-compatible' | 'webgpu';
+export type ThemeChoice = 'system' | 'light' | 'dark';
+
+export interface ProviderPreset {
+  id: string;
+  label: string;
+  baseUrl: string;
+}
+
+export const PROVIDER_KINDS: readonly { id: ProviderKind; label: string }[] = [
+  { id: 'openai-compatible', label: 'OpenAI-compatible' },
+  { id: 'webgpu', label: 'In-browser (WebGPU)' },
+];
+
+export const CUSTOM_PRESET = CUSTOM_PRESET_ID;
+
+/** The provider layer's presets (src/providers/presets.ts), which also carry CORS advice. */
+export const PRESETS: readonly ProviderPreset[] = PROVIDER_PRESETS;
+
+export const THEME_CHOICES: readonly { id: ThemeChoice; label: string }[] = [
+  { id: 'system', label: 'Match the system' },
+  { id: 'light', label: 'Light' },
+  { id: 'dark', label: 'Dark' },
+];
+
+export const TOOL_PROTOCOLS: readonly { id: ToolProtocol; label: string }[] = [
+  { id: 'auto', label: 'Automatic' },
+  { id: 'native', label: 'Native (tools in the request)' },
+  { id: 'text', label: 'Text protocol (<tool_call> blocks)' },
+];
+
+/** A different endpoint or model for the review agent and the gate (SPEC §12.4). */
+export interface ReviewProviderChoice {
+  /** Empty: the chat's base URL. */
+  baseUrl: string;
+  /** Empty: the chat's model. */
+  model: string;
+}
+
+export interface KnackSettings {
+  provider: ProviderKind;
+  baseUrl: string;
+  /** Sent only to `baseUrl`; never exported unless the user asks (SPEC §12.1). */
+  apiKey: string;
+  model: string;
+  theme: ThemeChoice;
+  /**
+   * How tool calls travel, per model id (a model without native tool calling needs the text
+   * protocol whichever server hosts it). Models not listed use 'auto'.
+   */
+  toolProtocols: Record<string, ToolProtocol>;
+  /** Review skills after this many model calls without skill_manage; ≤ 0 disables (SPEC §8.1). */
+  creationNudgeInterval: number;
+  /** Review memory after this many user turns without a memory write; ≤ 0 disables. */
+  memoryNudgeInterval: number;
+  /** Optional separate review model; absent means the chat's own. */
+  reviewProvider?: ReviewProviderChoice;
+}
+
+export const DEFAULT_SETTINGS: Readonly<KnackSettings> = Object.freeze({
+  provider: 'openai-compatible',
+  baseUrl: 'http://localhost:11434/v1',
+  apiKey: '',
+  model: '',
+  theme: 'system',
+  toolProtocols: {},
+  creationNudgeInterval: defaultIntervals.creationNudgeInterval,
+  memoryNudgeInterval: defaultIntervals.memoryNudgeInterval,
+}) as Readonly<KnackSettings>;
+
+export function toolProtocolFor(settings: Pick<KnackSettings, 'toolProtocols'>, model: string): ToolProtocol {
+  return settings.toolProtocols[model.trim()] ?? 'auto';
+}
+
+/** What the chat's provider factory needs. */
+export function chatProviderSettings(settings: KnackSettings): ProviderSettings {
+  return {
+    kind: settings.provider,
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey,
+    model: settings.model,
+    toolProtocol: toolProtocolFor(settings, settings.model),
+  };
+}
+
+function sameEndpoint(a: string, b: string): boolean {
+  const clean = (url: string) => url.trim().replace(/\/+$/, '');
+  return clean(a) === clean(b);
+}
+
+/**
+ * The review agent's provider. The API key belongs to the chat's base URL: it goes along only
+ * when the review talks to that same URL, never to a different server (SPEC §12.1).
+ */
+export function reviewProviderSettings(settings: KnackSettings): ProviderSettings {
+  const chat = chatProviderSettings(settings);
+  const review = settings.reviewProvider;
+  if (!review || (!review.baseUrl.trim() && !review.model.trim())) return chat;
+  const baseUrl = review.baseUrl.trim() || chat.baseUrl;
+  const model = review.model.trim() || chat.model;
+  const kind = review.baseUrl.trim() ? 'openai-compatible' : chat.kind;
+  return {
+    kind,
+    baseUrl,
+    apiKey: kind === 'openai-compatible' && chat.kind === 'openai-compatible' && sameEndpoint(baseUrl, settings.baseUrl) ? settings.apiKey : '',
+    model,
+    toolProtocol: toolProtocolFor(settings, model),
+  };
+}
+
+/** Settings as they may leave the app (backup, export): never the API key (SPEC §14). */
+export function settingsWithoutSecrets(settings: KnackSettings): Omit<KnackSettings, 'apiKey'> {
+  const { apiKey: _apiKey, ...rest } = settings;
+  void _apiKey;
+  return structuredClone(rest);
+}
+
+/** The preset whose URL matches (ignoring a trailing slash), or custom. */
+export function presetForUrl(baseUrl: string): string {
+  const trimmed = baseUrl.trim().replace(/\/+$/, '');
+  return PRESETS.find((preset) => preset.id !== CUSTOM_PRESET && preset.baseUrl === trimmed)?.id ?? CUSTOM_PRESET;
+}
+
+function pick<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
+  return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
+}
+
+function text(value: unknown, fallback: string): string {
+  return typeof value === 'string' ? value : fallback;
+}
+
+/**
+ * Turns whatever was stored (older shapes, hand edits, nothing at all) into valid settings,
+ * keeping every field that is usable so one bad field never wipes the rest.
+ */
+export function normalizeSettings(raw: unknown): KnackSettings {
+  const source = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+  return {
+    provider: pick(source.provider, PROVIDER_KINDS.map((kind) => kind.id), DEFAULT_SETTINGS.provider),
+    baseUrl: text(source.baseUrl, DEFAULT_SETTINGS.baseUrl),
+    apiKey: text(source.apiKey, DEFAULT_SETTINGS.apiKey),
+    model: text(source.model, DEFAULT_SETTINGS.model),
+    theme: pick(source.theme, THEME_CHOICES.map((choice) => choice.id), DEFAULT_SETTINGS.theme),
+    toolProtocols: toolProtocolMap(source.toolProtocols),
+    creationNudgeInterval: interval(source.creationNudgeInterval, DEFAULT_SETTINGS.creationNudgeInterval),
+    memoryNudgeInterval: interval(source.memoryNudgeInterval, DEFAULT_SETTINGS.memoryNudgeInterval),
+    ...reviewChoice(source.reviewProvider),
+  };
+}
+
+function interval(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : fallback;
+}
+
+function toolProtocolMap(value: unknown): Record<string, ToolProtocol> {
+  const result: Record<string, ToolProtocol> = {};
+  if (value === null || typeof value !== 'object') return result;
+  const allowed = TOOL_PROTOCOLS.map((protocol) => protocol.id as string);
+  for (const [model, protocol] of Object.entries(value as Record<string, unknown>)) {
+    if (model.trim() && typeof protocol === 'string' && allowed.includes(protocol) && protocol !== 'auto') result[model.trim()] = protocol as ToolProtocol;
+  }
+  return result;
+}
+
+function reviewChoice(value: unknown): { reviewProvider?: ReviewProviderChoice } {
+  if (value === null || typeof value !== 'object') return {};
+  const source = value as Record<string, unknown>;
+  const choice = { baseUrl: text(source.baseUrl, '').trim(), model: text(source.model, '').trim() };
+  return choice.baseUrl || choice.model ? { reviewProvider: choice } : {};
+}
+
+/** A message for the Base URL field, or null when it is usable. */
+export function baseUrlProblem(settings: Pick<KnackSettings, 'provider' | 'baseUrl'>): string | null {
+  if (settings.provider !== 'openai-compatible') return null;
+  const value = settings.baseUrl.trim();
+  if (value === '') return 'Enter the server address, for example http://localhost:11434/v1.';
+  // `new URL('localhost:11434')` parses with the scheme "localhost:", so check the scheme too.
+  const full = URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
+  return full ? null : 'Enter a full address starting with http:// or https://.';
+}

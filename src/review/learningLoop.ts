@@ -1,0 +1,288 @@
+/**
+ * The learning loop (SPEC §8), in plain TypeScript: the chat tells it when a user turn starts
+ * (a running review for the session is cancelled, without waiting) and when a turn has ended
+ * (the finalizer decides whether to schedule a review); the curator's schedule is checked on
+ * a timer the UI owns, against an idle clock the UI feeds with input events.
+ *
+ * Reviews and curator runs happen in a backend created on first need (the review worker in
+ * the app, an in-thread handler in unit tests). Every run is written to the activity log, in
+ * order; what a review learned comes back as notices; a review that staged a write tells the
+ * Pending views. Nothing here can fail the chat: a review that breaks is recorded as failed.
+ */
+import type { TurnEnd } from '../agent/agentLoop';
+import { decideReview, type LearningCounters, type LearningIntervals, type ReviewKind } from '../agent/learningCounters';
+import type { CuratorRun } from '../curator/curator';
+import { emptyCuratorState, scheduleDecision, type CuratorState } from '../curator/curatorRules';
+import type { ProviderSettings } from '../providers/createProvider';
+import type { ChatMessage } from '../providers/provider';
+import { curatorActivity, reviewActivity, reviewTrigger, type ActivityRecord, type CuratorActivity, type CuratorMode } from './activity';
+import { stagedAny } from './reviewRun';
+import type { CuratorRunOptions, ReviewWorkerApi } from './reviewWorkerApi';
+import { ReviewScheduler, type ReviewBackend, type ReviewRecord } from './reviewScheduler';
+
+export interface TurnReport {
+  sessionId: string;
+  /** The whole session after the turn, without the system prompt (plain data, not proxies). */
+  messages: ChatMessage[];
+  systemPrompt: string;
+  counters: LearningCounters;
+  end: TurnEnd;
+  finalReply: string | null;
+  /** The intervals from the settings; the loop's own settings when absent. */
+  intervals?: LearningIntervals;
+}
+
+export interface LearningNotice {
+  id: string;
+  sessionId: string;
+  text: string;
+}
+
+/** Where runs happen: reviews for the scheduler, and the curator. */
+export interface LearningBackend extends ReviewBackend {
+  runCurator(options: CuratorRunOptions): Promise<CuratorRun>;
+  maybeRunCurator(idleMs: number): Promise<CuratorRun | null>;
+}
+
+/**
+ * A backend that calls a ReviewWorkerApi implementation in this thread (unit tests, or any
+ * context without workers). There is no thread to terminate, so `reset` does nothing: the
+ * cancel already stopped the run.
+ */
+export function inThreadBackend(api: ReviewWorkerApi): LearningBackend {
+  return {
+    run: (request) => api.runReview(request),
+    cancel: (runId) => api.cancel(runId),
+    reset: () => undefined,
+    runCurator: (options) => api.runCurator(options),
+    maybeRunCurator: (idleMs) => api.maybeRunCurator(idleMs),
+  };
+}
+
+/** Remembers the last user input, optionally in storage shared by tabs (the UI's localStorage). */
+export interface InputTimeStore {
+  read(): number | null;
+  write(at: number): void;
+}
+
+/** How often the last input is written to the shared store at most. */
+export const INPUT_WRITE_EVERY_MS = 30_000;
+
+/** The curator's idle rule reads this: fed by the UI's input listeners, plain arithmetic here. */
+export class IdleClock {
+  #lastInputAt: number | null = null;
+  #lastWritten = 0;
+
+  constructor(private readonly shared: InputTimeStore | null = null) {}
+
+  noteInput(now: number): void {
+    this.#lastInputAt = now;
+    if (now - this.#lastWritten < INPUT_WRITE_EVERY_MS) return;
+    this.#lastWritten = now;
+    this.shared?.write(now);
+  }
+
+  /** Milliseconds since the last input (in any tab sharing the store), Infinity if there was none. */
+  idleMs(now: number): number {
+    let last = this.#lastInputAt;
+    const stored = this.shared?.read() ?? null;
+    if (stored !== null && Number.isFinite(stored) && stored > 0) last = Math.max(last ?? 0, stored);
+    return last === null ? Infinity : Math.max(0, now - last);
+  }
+}
+
+export interface LearningLoopDeps {
+  /** Called once, on the first run that needs it (the worker chunk loads only then). */
+  createBackend(): Promise<LearningBackend>;
+  activity: { put(record: ActivityRecord): Promise<void> };
+  curatorState: { read(): Promise<CuratorState>; write(state: CuratorState): Promise<void> };
+  /** The review model when Settings name one, else the chat's provider. */
+  reviewProvider(): ProviderSettings;
+  intervals(): LearningIntervals;
+  /** A review staged a write: Pending views re-read. */
+  notifyPendingChanged(): void;
+  idle: IdleClock;
+  /** Notices or the running count changed. */
+  onUpdate?(): void;
+  now?(): number;
+}
+
+/** Whether a review has anything to talk to (a server, or a chosen in-browser model). */
+export function canReview(provider: ProviderSettings): boolean {
+  return provider.kind === 'webgpu' ? provider.model.trim() !== '' : provider.baseUrl.trim() !== '';
+}
+
+/** The backend is created on first use and shared by reviews and curator runs. */
+class LazyBackend implements ReviewBackend {
+  #backend: Promise<LearningBackend> | null = null;
+
+  constructor(private readonly create: () => Promise<LearningBackend>) {}
+
+  get(): Promise<LearningBackend> {
+    this.#backend ??= this.create();
+    return this.#backend;
+  }
+
+  async run(request: Parameters<ReviewBackend['run']>[0]) {
+    return (await this.get()).run(request);
+  }
+
+  async cancel(runId: string): Promise<void> {
+    if (this.#backend) await (await this.#backend).cancel(runId);
+  }
+
+  reset(): void {
+    void this.#backend?.then((backend) => backend.reset());
+  }
+}
+
+export class LearningLoop {
+  /** Review notices ("Learned: skill `x` created — unverified"), newest last. */
+  notices: LearningNotice[] = [];
+  /** Runs in flight (reviews and curator). */
+  running = 0;
+
+  readonly #backend: LazyBackend;
+  readonly #scheduler: ReviewScheduler;
+  /** Activity writes in order, so a run's "done" never lands before its "running". */
+  #writes: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: LearningLoopDeps) {
+    this.#backend = new LazyBackend(deps.createBackend);
+    this.#scheduler = new ReviewScheduler(this.#backend, (record) => this.#onReviewRecord(record), () => this.#now());
+  }
+
+  /** Called when the user sends a message; never blocks the turn. */
+  beforeUserTurn(sessionId: string): void {
+    this.noteUserInput();
+    if (!this.#scheduler.isRunning(sessionId)) return;
+    // Not awaited: the user's turn starts now; the scheduler resets the backend after 2 s.
+    this.#scheduler.cancelForLiveTurn(sessionId).catch((error: unknown) => console.warn('[knack] cancelling a review failed', error));
+  }
+
+  /** Called after every turn; returns the counters to persist for the session. */
+  afterTurn(report: TurnReport): LearningCounters {
+    const decision = decideReview(report.counters, report.intervals ?? this.deps.intervals(), {
+      finalReply: (report.finalReply ?? '').trim() !== '',
+      stopped: report.end === 'stopped',
+    });
+    if (decision.review) {
+      try {
+        this.#startReview(report, decision.review);
+      } catch (error) {
+        console.warn('[knack] a review could not start', error);
+      }
+    }
+    return decision.counters;
+  }
+
+  isReviewing(sessionId: string): boolean {
+    return this.#scheduler.isRunning(sessionId);
+  }
+
+  dismissNotice(id: string): void {
+    this.notices = this.notices.filter((notice) => notice.id !== id);
+    this.deps.onUpdate?.();
+  }
+
+  /** Resolves when every activity record so far is stored (tests and the bench wait on it). */
+  settled(): Promise<void> {
+    return this.#writes;
+  }
+
+  noteUserInput(): void {
+    this.deps.idle.noteInput(this.#now());
+  }
+
+  idleMs(): number {
+    return this.deps.idle.idleMs(this.#now());
+  }
+
+  /**
+   * One schedule check (`maybeRunCurator` semantics): the first check only starts the clock;
+   * then a run at most every 7 days, after 2 idle hours. The check is one record read; the
+   * backend starts only for a run. Returns the recorded run, or null.
+   */
+  async checkCurator(): Promise<CuratorActivity | null> {
+    try {
+      const idle = this.idleMs();
+      const state = (await this.deps.curatorState.read()) ?? emptyCuratorState();
+      const decision = scheduleDecision(state, new Date(this.#now()), idle);
+      if (decision.seedState) await this.deps.curatorState.write(decision.seedState);
+      if (!decision.run) return null;
+      // The backend decides again under a lock, so two tabs never both run it.
+      return await this.#curatorRun('scheduled', (backend) => backend.maybeRunCurator(idle));
+    } catch (error) {
+      console.warn('[knack] the curator check failed', error);
+      return null;
+    }
+  }
+
+  /**
+   * A curator run on request: `dryRun` reports what would change without changing anything;
+   * `now` runs it as if at another time (a preview of a later run, and tests).
+   */
+  async runCurator(options: { dryRun: boolean; now?: Date }): Promise<CuratorActivity> {
+    const now = options.now ? { now: options.now.toISOString() } : {};
+    const activity = await this.#curatorRun(options.dryRun ? 'dry-run' : 'manual', (backend) => backend.runCurator({ dryRun: options.dryRun, ...now }));
+    return activity!; // only a scheduled check can come back without a run
+  }
+
+  #now(): number {
+    return this.deps.now?.() ?? Date.now();
+  }
+
+  #startReview(report: TurnReport, kind: ReviewKind): void {
+    // Nothing to talk to (no server, or no in-browser model chosen): no review.
+    if (!canReview(this.deps.reviewProvider())) return;
+    this.#scheduler.schedule(
+      { sessionId: report.sessionId, kind, sessionMessages: report.messages, systemPrompt: report.systemPrompt },
+      reviewTrigger(kind, report.counters),
+    );
+  }
+
+  #onReviewRecord(record: ReviewRecord): void {
+    this.#setRunning(record.status === 'running' ? 1 : -1);
+    this.#record(reviewActivity(record));
+    if (record.status !== 'running') this.#afterReview(record);
+  }
+
+  #afterReview(record: ReviewRecord): void {
+    const outcome = record.outcome;
+    if (!outcome) return;
+    if (record.status === 'done' && outcome.notices.length > 0) {
+      this.notices = [...this.notices, ...outcome.notices.map((text, i) => ({ id: `${record.runId}:${i}`, sessionId: record.sessionId, text }))];
+      this.deps.onUpdate?.();
+    }
+    if (stagedAny(outcome.toolCalls)) this.deps.notifyPendingChanged();
+  }
+
+  #setRunning(delta: 1 | -1): void {
+    this.running = Math.max(0, this.running + delta);
+    this.deps.onUpdate?.();
+  }
+
+  #record(activity: ActivityRecord): void {
+    this.#writes = this.#writes
+      .then(() => this.deps.activity.put(activity))
+      .catch((error: unknown) => console.warn('[knack] an activity record could not be saved', error));
+  }
+
+  async #curatorRun(mode: CuratorMode, call: (backend: LearningBackend) => Promise<CuratorRun | null>): Promise<CuratorActivity | null> {
+    const base = { id: crypto.randomUUID(), mode, startedAt: this.#now() };
+    // A scheduled run is recorded only once the backend has actually run it.
+    if (mode !== 'scheduled') this.#record(curatorActivity(base, null));
+    this.#setRunning(1);
+    let activity: CuratorActivity | null = null;
+    try {
+      const run = await call(await this.#backend.get());
+      if (run) activity = curatorActivity(base, { run, endedAt: this.#now() });
+    } catch (error) {
+      activity = curatorActivity(base, { error: error instanceof Error ? error.message : String(error), endedAt: this.#now() });
+    } finally {
+      this.#setRunning(-1);
+    }
+    if (activity) this.#record(activity);
+    return activity;
+  }
+}

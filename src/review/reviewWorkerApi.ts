@@ -1,0 +1,59 @@
+/**
+ * The review worker's contract: what the tab may ask of it. `workers/review.worker.ts` exposes
+ * an implementation over comlink (`satisfies ReviewWorkerApi`); `createReviewWorkerHandler`
+ * (src/app/reviewWorkerHandler.ts) builds the same implementation in any thread, so unit tests
+ * drive it without a worker, and `ReviewWorkerClient` wraps this interface on the tab's side.
+ *
+ * Every job carries only what is particular to it (the session's messages, a run id). Provider
+ * and settings come from the worker's own settings service, which reads the same records.
+ */
+import type { AgentEvent } from '../agent/agentLoop';
+import type { CuratorRun } from '../curator/curator';
+import type { ReviewOutcome } from './reviewRun';
+import type { ReviewRequest } from './reviewScheduler';
+
+/** One background review (SPEC §8.2). */
+export type ReviewJob = ReviewRequest;
+
+export interface CuratorRunOptions {
+  dryRun: boolean;
+  /** Run as if at this time (an ISO string): a preview of a later run, and tests. */
+  now?: string;
+}
+
+export interface ReviewWorkerApi {
+  /** Hands the worker a port to the tab's web-llm engine (see providers/webllm/engineHost.ts). */
+  connectEngine(port: MessagePort): Promise<void>;
+
+  /** Runs one review with the review provider from the settings; resolves 'stopped' when cancelled. */
+  runReview(job: ReviewJob, onEvent?: (event: AgentEvent) => void): Promise<ReviewOutcome>;
+
+  /**
+   * Stops the run with this id at its next await; resolves at once (the run itself resolves as
+   * stopped). Shared by every job kind that carries a run id.
+   */
+  cancel(runId: string): Promise<void>;
+
+  /** A curator run on request (manual or dry run). */
+  runCurator(options: CuratorRunOptions): Promise<CuratorRun>;
+
+  /**
+   * The scheduled curator: every 7 days, after `idleMs` without user input, never in the first
+   * interval. One context at a time: a lock makes a second tab find the run already done.
+   */
+  maybeRunCurator(idleMs: number): Promise<CuratorRun | null>;
+
+  /** Resolves once storage and the catalogue are open, with the catalogue's size (tests wait on it). */
+  ping(): Promise<number>;
+
+  /*
+   * The verification gate is the next job kind and goes here, next to the review:
+   *
+   *   runGate(job: GateJob, onProgress?: (progress: GateProgress) => void): Promise<GateRunResult>;
+   *
+   * `GateJob` carries a `runId` (and the skill and case split, see src/gate/types.ts), so
+   * `cancel(runId)` stops it like a review; its progress and result go to the activity store
+   * through the learning loop (src/review/learningLoop.ts), which gains a `runGate` beside
+   * `runCurator`. It is not implemented yet.
+   */
+}
