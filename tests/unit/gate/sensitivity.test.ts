@@ -1,7 +1,8 @@
 /**
  * Sensitivity and specificity of the whole gate (docs/gate.md, "What is tested"): synthetic
  * skills whose truth is known, run through the real runGate (parse, split, replay, cache,
- * score, decide) against a scripted model that decides per request: is the skill loaded, and
+ * score, decide), started the way the review worker starts it (runGateJob, on the skill's
+ * files in an in-memory folder), against a scripted model that decides per request: is the skill loaded, and
  * which case is asked. Which cases are dev and which are held out comes from the gate's own
  * splitCases, so a skill can be written to help exactly where the test wants it to.
  */
@@ -23,10 +24,10 @@ import {
   fontGood,
   letterCases,
   letters,
-  runSkill,
+  runJob,
   skillMarkdown,
   splitOf,
-  type RunOptions,
+  type JobOptions,
 } from './helpers/gateRuns';
 
 const FONT8 = evalsText('house-font', fontCases(8));
@@ -42,7 +43,7 @@ interface Synthetic {
   /** The skill's body in the scripted model's language, written knowing the gate's split. */
   body: (split: SplitPrompts) => string[];
   world?: Partial<GateModelOptions>;
-  run?: Partial<RunOptions>;
+  run?: Partial<JobOptions>;
   expected: { verdict: VerdictWord; code: VerdictCode };
 }
 
@@ -82,10 +83,10 @@ const SKILLS: Synthetic[] = [
     evals: FONT8,
     body: () => ['otherwise: @good'],
     world: { failWith: unreachable },
-    run: { gate: { poolSize: 1 } },
+    run: { poolSize: 1 },
     expected: { verdict: 'staged', code: 'replay_failed' },
   },
-  { name: 'budget', evals: FONT8, body: () => ['otherwise: @good'], run: { overrides: { budget: { maxRequests: 5 } } }, expected: { verdict: 'staged', code: 'budget' } },
+  { name: 'budget', evals: FONT8, body: () => ['otherwise: @good'], run: { budget: { maxRequests: 5 } }, expected: { verdict: 'staged', code: 'budget' } },
   { name: 'too few', evals: FONT3, body: () => ['otherwise: @good'], expected: { verdict: 'staged', code: 'too_few_cases' } },
 ];
 
@@ -99,7 +100,7 @@ async function measure(skill: Synthetic, world: Partial<GateModelOptions> = {}) 
   const model = createGateModel({ baseline: fontBaseline, styles: STYLES, ...skill.world, ...world });
   const cache = new MemoryReplayCache();
   const markdown = skillMarkdown(skill.name.replace(/ /g, '-'), skill.body(split));
-  const result = done(await runSkill({ name: skill.name.replace(/ /g, '-'), markdown, evals: skill.evals, provider: model.provider, cache, ...skill.run }));
+  const result = done(await runJob({ name: skill.name.replace(/ /g, '-'), markdown, evals: skill.evals, provider: model.provider, cache, ...skill.run }));
   return { result, model, cache, split };
 }
 
@@ -197,7 +198,7 @@ describe('cost: what the replay cache saves', () => {
     const model = options.model ?? createGateModel({ baseline: fontBaseline, styles: STYLES });
     const before = model.requests;
     const result = done(
-      await runSkill({ name, markdown: skillMarkdown(name, lines), evals: options.evals ?? FONT8, provider: model.provider, cache: options.cache, providerId: options.providerId ?? providerId, gate: { poolSize: 1 } }),
+      await runJob({ name, markdown: skillMarkdown(name, lines), evals: options.evals ?? FONT8, provider: model.provider, cache: options.cache, providerId: options.providerId ?? providerId, poolSize: 1 }),
     );
     return { result, requests: model.requests - before };
   }

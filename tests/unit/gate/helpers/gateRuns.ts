@@ -1,6 +1,7 @@
 /** Case sets, synthetic skills and a runGate wrapper for the gate's run-level tests. */
 import { parseEvalsFile, scorableCases } from '../../../../src/gate/evalCases';
-import { runGate, type GateRunInput, type GateRunResult } from '../../../../src/gate/gateRun';
+import { EVALS_FILE, runGateJob, SKILL_FILE } from '../../../../src/gate/gateJob';
+import { runGate, type GateBudget, type GateRunInput, type GateRunResult } from '../../../../src/gate/gateRun';
 import { ParamMemory, ReplayAbortedError, type Sleep } from '../../../../src/gate/replayArm';
 import { MemoryReplayCache, type ReplayCache } from '../../../../src/gate/replayCache';
 import { splitCases } from '../../../../src/gate/split';
@@ -117,6 +118,45 @@ export async function runSkill(options: RunOptions): Promise<GateRunResult> {
       ...options.overrides,
     },
     { cache: options.cache ?? new MemoryReplayCache(), regexRunner: inlineRegexRunner, sleep: instantSleep },
+  );
+}
+
+export interface JobOptions {
+  name: string;
+  markdown: string;
+  evals: string | null;
+  provider: ChatProvider;
+  providerId?: string;
+  cache?: ReplayCache;
+  memory?: ParamMemory;
+  policy?: EvidencePolicy;
+  budget?: GateBudget;
+  poolSize?: number;
+}
+
+/**
+ * The run as the review worker's gate job makes it (runGateJob): the skill's files in an
+ * in-memory folder, read, hashed and replayed, with the same test defaults as `runSkill`.
+ */
+export async function runJob(options: JobOptions): Promise<GateRunResult> {
+  let now = Date.UTC(2026, 11, 1, 12, 0, 0);
+  const files = new Map<string, string>([[SKILL_FILE, options.markdown]]);
+  if (options.evals !== null) files.set(EVALS_FILE, options.evals);
+  return runGateJob(
+    { runId: `job-${++runCounter}`, skill: options.name, version: 1, policy: options.policy ?? 'standard', budget: options.budget },
+    {
+      readSkillFile: async (_skill, path) => files.get(path) ?? null,
+      provider: options.provider,
+      providerId: options.providerId ?? 'http://localhost:8080/v1',
+      providerLabel: 'the test server',
+      memory: options.memory ?? new ParamMemory(),
+      poolSize: options.poolSize ?? 2,
+      cache: options.cache ?? new MemoryReplayCache(),
+      regexRunner: inlineRegexRunner,
+      sleep: instantSleep,
+      clock: () => (now += 5),
+      random: mulberry32(7),
+    },
   );
 }
 
