@@ -17,7 +17,7 @@ import { decide, settledBeforeHoldout } from './decide';
 import { parseEvalsFile, scorableCases, type ReadCaseFile } from './evalCases';
 import { newMeter, planArm, type PairContext, type RunMeter } from './gatePair';
 import { newScheduleState, runSchedule, type GateBudget, type ScheduleState } from './gateSchedule';
-import { NO_PROBE, runNoiseProbe, type NoiseProbe } from './noiseProbe';
+import { noProbe, runNoiseProbe, type NoiseProbe } from './noiseProbe';
 import { policyThresholds } from './policy';
 import { isReplayAborted, recordedParams, type ParamMemory, type Sleep } from './replayArm';
 import type { ReplayCache } from './replayCache';
@@ -167,7 +167,7 @@ export async function runGate(input: GateRunInput, deps: GateRunDeps): Promise<G
   const read = await readCases(input, thresholds.minCases);
   if (read.kind === 'settled') {
     if (input.signal?.aborted) return { kind: 'cancelled', pairsDone: 0, pairsTotal: 0 };
-    return finish(ctx, { ...read.facts, providerLabel: ctx.providerLabel }, undefined, { noiseProbe: NO_PROBE });
+    return finish(ctx, { ...read.facts, providerLabel: ctx.providerLabel }, undefined, { noiseProbe: noProbe() });
   }
   const { split } = read;
   const pool = new ReplayPool(input.gate.poolSize ?? defaultPoolSize(input.gate.providerId), input.signal);
@@ -197,7 +197,7 @@ export async function runGate(input: GateRunInput, deps: GateRunDeps): Promise<G
     const schedule = { pool, pair: ctx.pair, budget: input.budget, breakerPairs: BREAKER_PAIRS, onCase: () => progress(state.phase ?? 'dev') };
     progress('dev');
     await runSchedule(schedule, split.dev, state);
-    const notes: GateRunNotes = { noiseProbe: NO_PROBE };
+    const notes: GateRunNotes = { noiseProbe: noProbe() };
     if (!state.stoppedBy && split.holdout.length > 0) {
       if (settledBeforeHoldout(decide(buildEvidence(facts()), thresholds))) {
         notes.holdoutSkipped = { cases: split.holdout.length, savedCalls: await uncachedArms(ctx, split.holdout) };
@@ -254,7 +254,7 @@ async function uncachedArms(ctx: RunContext, holdout: SplitCase[]): Promise<numb
  * skill stays free) and the provider was answering (not after the breaker opened).
  */
 async function probeIfWorthIt(ctx: RunContext, state: ScheduleState, split: Split, signal: AbortSignal): Promise<NoiseProbe> {
-  if (ctx.input.noiseProbe === false || ctx.meter.requests === 0 || state.stoppedBy === 'breaker') return NO_PROBE;
+  if (ctx.input.noiseProbe === false || ctx.meter.requests === 0 || state.stoppedBy === 'breaker') return noProbe();
   const byId = new Map<string, SplitCase>([...split.dev, ...split.holdout].map((testCase) => [String(testCase.id), testCase]));
   return runNoiseProbe(ctx.pair, orderedResults(split, state.results), byId, ctx.random, signal);
 }

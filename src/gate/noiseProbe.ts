@@ -24,7 +24,8 @@ export interface NoiseProbe {
   requests: number;
 }
 
-export const NO_PROBE: NoiseProbe = Object.freeze({ probed: false, flipped: false, flakyChecks: [], requests: 0 }) as NoiseProbe;
+/** A run that did not probe (a fresh object each time: callers may keep and change it). */
+export const noProbe = (requests = 0): NoiseProbe => ({ probed: false, flipped: false, flakyChecks: [], requests });
 
 /** Cases whose baseline was a cache hit and was scored: the ones a probe can compare with. */
 export function probeCandidates(results: CaseResult[]): CaseResult[] {
@@ -39,18 +40,18 @@ export async function runNoiseProbe(
   signal: AbortSignal,
 ): Promise<NoiseProbe> {
   const candidates = probeCandidates(results);
-  if (candidates.length === 0) return { ...NO_PROBE, flakyChecks: [] };
+  if (candidates.length === 0) return noProbe();
   const chosen = candidates[Math.min(candidates.length - 1, Math.floor(random() * candidates.length))];
   const testCase = casesById.get(String(chosen.id));
-  if (!testCase) return { ...NO_PROBE, flakyChecks: [] };
+  if (!testCase) return noProbe();
   const before = ctx.meter.requests;
   const planned = await planArm({ ...ctx, useCache: false }, testCase, 'baseline');
   // Not stored: the probe measures the cache, it does not refresh it.
   const { replay } = await sendArm(ctx, planned, signal, false);
   const requests = ctx.meter.requests - before;
-  if (replay.status !== 'ok') return { probed: false, flipped: false, flakyChecks: [], requests };
+  if (replay.status !== 'ok') return noProbe(requests);
   const score = await scoreOutput(answerText(replay.rawText), testCase.checks, ctx.regexRunner);
-  if (score.unscorable !== undefined) return { probed: false, flipped: false, flakyChecks: [], requests };
+  if (score.unscorable !== undefined) return noProbe(requests);
   const flakyChecks = testCase.checks.filter((_check, j) => score.checkPass[j] !== chosen.base.checkPass[j]).map(checkKey);
   return { probed: true, flipped: flakyChecks.length > 0, flakyChecks, requests };
 }

@@ -80,6 +80,17 @@ describe('runGate: the evidence record', () => {
     expect(kinds.Pretendard).toEqual(['helps_here']);
   });
 
+  it('a file beyond the cost cap runs 24 cases; the ones left out stay on their side in the stored split', async () => {
+    const model = fontModel();
+    const evals = evalsText('house-font', fontCases(30));
+    const result = done(await runSkill({ name: 'house-font', markdown: USEFUL, evals, provider: model.provider }));
+    expect(result.record.cases).toHaveLength(24);
+    expect(model.requests).toBe(48);
+    expect(result.record.split.dev.length + result.record.split.holdout.length).toBe(30);
+    expect(result.record.split.holdout).toHaveLength(8);
+    expect(result.verdict.code).toBe('promoted');
+  });
+
   it('replays dev first, the two arms of each case back to back', async () => {
     const model = fontModel();
     const { dev, holdout } = await splitOf(FONT8);
