@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { parseSkillFile, setFrontmatterFields } from '../../src/skills/frontmatter';
 import { FRONTMATTER_YAML_OPTIONS } from '../../src/skills/frontmatterSchema';
+import { entryFromSkillMd } from '../../src/skills/skillCatalog';
 
 function fields(yaml: string): Record<string, unknown> {
   const result = parseSkillFile(`---\nname: x\ndescription: d\n${yaml}\n---\nbody\n`);
@@ -77,5 +78,10 @@ describe('values are typed so they read back as written', () => {
     if (!edited.ok) throw new Error(edited.message);
     expect(edited.content).toContain('version: 1.0\nmode: 0755\nflag: yes\nday: 2026-01-02\n');
     expect(edited.content).toContain('metadata:\n  a: 2\n');
+  });
+
+  it('the catalogue entry the index shows carries the text as written', () => {
+    const entry = entryFromSkillMd('skills/ops/2026-01-02', '---\nname: 2026-01-02\ndescription: yes\ntags: [on, 0755]\n---\nbody\n');
+    expect(entry).toMatchObject({ frontmatterName: '2026-01-02', description: 'yes', tags: ['on', '0755'] });
   });
 });
