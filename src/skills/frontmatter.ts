@@ -3,9 +3,15 @@
  *
  * Rules (SPEC §4):
  * - An optional UTF-8 BOM may precede the opening fence; the first line must be `---`.
- * - The closing fence is the first later line that is exactly `---` (trailing spaces, tabs
- *   or `\r` allowed). The search is line-based so a `---` inside a YAML value never ends the
- *   frontmatter (skills-ref's `split("---")` gets this wrong, see reference/agent-skills.md).
+ * - The closing fence is the first later line that is `---`, optionally followed by spaces,
+ *   tabs, `\r` or a YAML comment after a space (`--- # end`); the opening fence may carry the
+ *   same. The search is line-based so a `---` inside a YAML value never ends the frontmatter
+ *   (skills-ref's `split("---")` gets this wrong, see reference/agent-skills.md).
+ * - Values are typed so that they read back as written: `yes`, `0755`, `1.0` and `2026-01-02`
+ *   stay text (frontmatterSchema.ts, docs/frontmatter.md).
+ * - Two entry points: `parseSkillFile` is strict (writes through skill_manage are validated
+ *   with it) and `parseSkillFileLenient` is for showing skills (catalogue, index, skill_view,
+ *   the Skills view): when the YAML breaks it repairs it or reads `key: value` lines instead.
  * - CRLF files parse; unknown fields are kept; duplicate keys are an error in the strict
  *   parser (the lenient import loader accepts them with a warning, last value wins).
  * - Files are never re-serialised. Views and exports use the original text; when the app
@@ -14,6 +20,8 @@
  */
 import { isMap, isScalar, parseDocument, stringify, type Document } from 'yaml';
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, VALID_NAME_RE } from './constants';
+import { readFrontmatterLines } from './frontmatterLines';
+import { FRONTMATTER_YAML_OPTIONS } from './frontmatterSchema';
 
 const BOM = '\uFEFF';
 
@@ -88,7 +96,10 @@ export function decodeSkillText(bytes: Uint8Array): DecodedText {
 // -------------------------------------------------------------------------------------------
 // Locating the fences
 
-/** True when `content.slice(start, end)` is `---` followed only by spaces, tabs or `\r`. */
+/**
+ * True when `content.slice(start, end)` is `---` followed only by spaces, tabs or `\r`, or by
+ * a comment: a `#` after at least one space or tab, as YAML reads `--- # end`.
+ */
 function isFenceLine(content: string, start: number, end: number): boolean {
   if (end - start < 3) return false;
   if (content.charCodeAt(start) !== 45 || content.charCodeAt(start + 1) !== 45 || content.charCodeAt(start + 2) !== 45) {
@@ -96,6 +107,7 @@ function isFenceLine(content: string, start: number, end: number): boolean {
   }
   for (let i = start + 3; i < end; i++) {
     const c = content.charCodeAt(i);
+    if (c === 35 && i > start + 3) return true;
     if (c !== 32 && c !== 9 && c !== 13) return false;
   }
   return true;
@@ -163,7 +175,7 @@ function parseYamlMapping(
   options: ParseOptions,
   fenceOffsetLines: number,
 ): { ok: true; value: Record<string, unknown>; doc: Document } | FrontmatterError {
-  const doc = parseDocument(raw, { uniqueKeys: !options.allowDuplicateKeys, prettyErrors: true });
+  const doc = parseDocument(raw, { ...FRONTMATTER_YAML_OPTIONS, uniqueKeys: !options.allowDuplicateKeys, prettyErrors: true });
   if (doc.errors.length > 0) {
     const first = doc.errors[0];
     const { message, line } = describeYamlError(first.message, fenceOffsetLines);
@@ -211,6 +223,41 @@ export function parseSkillFile(content: string, options: ParseOptions = {}): Par
 
 /** Alias of `parseSkillFile`, for callers that think of it as "the frontmatter parser". */
 export const parseFrontmatter = parseSkillFile;
+
+export interface LenientParsedSkillFile extends ParsedSkillFile {
+  /** Set when the YAML did not parse as written: what was wrong, and how the fields were read. */
+  yamlProblem?: string;
+}
+
+export type LenientParseResult = LenientParsedSkillFile | FrontmatterError;
+
+/**
+ * Parse a SKILL.md to show it (catalogue, index, skill_view, the Skills view). Repeated keys
+ * are accepted (last wins). YAML that does not parse is repaired (`repairFrontmatterYaml`)
+ * and, failing that, read with the `key: value` line reader (frontmatterLines.ts), so a
+ * hand-written `description: Use when: deploying` still gives the skill its name and
+ * description. Missing or unclosed fences stay errors: there is no frontmatter to read.
+ * Never throws. Writes are validated with the strict `parseSkillFile`, never with this.
+ */
+export function parseSkillFileLenient(content: string): LenientParseResult {
+  const strict = parseSkillFile(content, { allowDuplicateKeys: true });
+  if (strict.ok || strict.code !== 'yaml_error') return strict;
+  const located = locateFrontmatter(content);
+  if (!located.ok) return strict;
+  const { layout } = located;
+  const raw = content.slice(layout.yamlStart, layout.yamlEnd);
+  const parts = { body: content.slice(layout.bodyOffset), raw, bodyOffset: layout.bodyOffset, layout };
+  const fix = repairFrontmatterYaml(raw);
+  if (fix.repairs.length > 0) {
+    const retry = parseYamlMapping(fix.text, { allowDuplicateKeys: true }, 1);
+    if (retry.ok) {
+      return { ok: true, frontmatter: retry.value, ...parts, yamlProblem: `${strict.message}; read after repair (${fix.repairs.join('; ')})` };
+    }
+  }
+  const fields = readFrontmatterLines(raw);
+  if (Object.keys(fields).length === 0) return strict;
+  return { ok: true, frontmatter: fields, ...parts, yamlProblem: `${strict.message}; read as plain key: value lines` };
+}
 
 // -------------------------------------------------------------------------------------------
 // Reading fields
@@ -369,7 +416,7 @@ function oneLineYamlScalar(value: unknown): string | null {
 export function setFrontmatterFields(content: string, fields: Record<string, unknown>): FrontmatterEditResult {
   const parsed = parseSkillFile(content);
   if (!parsed.ok) return parsed;
-  const doc = parseDocument(parsed.raw, { uniqueKeys: true });
+  const doc = parseDocument(parsed.raw, { ...FRONTMATTER_YAML_OPTIONS, uniqueKeys: true });
   const map = doc.contents;
   if (!isMap(map)) return { ok: false, code: 'not_mapping', message: 'the frontmatter must be a YAML mapping' };
 

@@ -1,5 +1,5 @@
 import {
-  parseSkillFile,
+  parseSkillFileLenient,
   readConditions,
   readDescription,
   readName,
@@ -13,8 +13,10 @@ export type { SkillConditions } from './frontmatter';
 
 /**
  * What the catalogue, the index and `skill_view` need from one SKILL.md, read in one pass.
- * A file whose frontmatter does not parse still yields a record (Hermes shows such a skill
- * with an empty description) plus the parse error.
+ * Read leniently: frontmatter whose YAML breaks is repaired or read as `key: value` lines
+ * (`parseSkillFileLenient`), so the skill keeps its name and description; `yamlProblem` then
+ * says what was wrong. A file with no readable frontmatter at all still yields a record (Hermes
+ * shows such a skill with an empty description) plus the parse error.
  */
 export interface SkillMeta {
   name: string | null;
@@ -25,6 +27,8 @@ export interface SkillMeta {
   conditions: SkillConditions;
   body: string;
   error?: string;
+  /** The YAML did not parse as written; the fields were read leniently. */
+  yamlProblem?: string;
 }
 
 /** The first non-blank line of the body that is not a heading (Hermes' fallback description). */
@@ -37,7 +41,7 @@ function descriptionFromBody(body: string): string | null {
 }
 
 export function readSkillMeta(text: string): SkillMeta {
-  const parsed = parseSkillFile(text, { allowDuplicateKeys: true });
+  const parsed = parseSkillFileLenient(text);
   const frontmatter = parsed.ok ? parsed.frontmatter : {};
   const body = parsed.ok ? parsed.body : text;
   return {
@@ -48,6 +52,6 @@ export function readSkillMeta(text: string): SkillMeta {
     platforms: readPlatforms(frontmatter),
     conditions: readConditions(frontmatter),
     body,
-    ...(parsed.ok ? {} : { error: parsed.message }),
+    ...(parsed.ok ? (parsed.yamlProblem ? { yamlProblem: parsed.yamlProblem } : {}) : { error: parsed.message }),
   };
 }

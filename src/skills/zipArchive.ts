@@ -4,7 +4,9 @@
  * report an entry's external attributes (where symlinks and exec bits live) and because its
  * one-shot unzip inflates before we could stop a bomb. With the directory in hand every
  * declared size is checked before anything is inflated, and each entry is inflated in small
- * pushes that stop as soon as the output passes what the limits allow.
+ * pushes that stop as soon as the output passes what the limits allow. Every entry's bytes are
+ * checked against the CRC-32 its directory record declares (fflate does not check it), so a
+ * damaged or tampered entry is refused instead of imported silently.
  */
 import { Inflate } from 'fflate';
 
@@ -32,6 +34,8 @@ export interface ZipEntryInfo {
   method: number;
   compressedSize: number;
   declaredSize: number;
+  /** CRC-32 of the uncompressed bytes, from the central directory. */
+  crc32: number;
   localHeaderOffset: number;
   /** Unix mode from the external attributes when the archive was made on Unix; else null. */
   unixMode: number | null;
@@ -93,6 +97,32 @@ export function unsafePathReason(name: string): string | null {
   return null;
 }
 
+// CRC-32 as zip uses it (reflected, polynomial 0xEDB88320), one table lookup per byte.
+let crcTable: Uint32Array | null = null;
+
+function getCrcTable(): Uint32Array {
+  if (crcTable) return crcTable;
+  crcTable = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    crcTable[n] = c >>> 0;
+  }
+  return crcTable;
+}
+
+/** The CRC-32 of `bytes`, as an unsigned 32-bit number. */
+export function crc32(bytes: Uint8Array): number {
+  const table = getCrcTable();
+  let crc = 0xffffffff;
+  for (let i = 0; i < bytes.length; i++) crc = table[(crc ^ bytes[i]) & 0xff] ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function hex32(value: number): string {
+  return value.toString(16).padStart(8, '0');
+}
+
 function findEndOfCentralDirectory(view: DataView): number {
   // The record is 22 bytes plus a comment of at most 65,535 bytes.
   const stop = Math.max(0, view.byteLength - 22 - 0xffff);
@@ -120,6 +150,7 @@ export function readCentralDirectory(bytes: Uint8Array): { entries: ZipEntryInfo
     }
     const madeBy = view.getUint16(at + 4, true) >> 8;
     const method = view.getUint16(at + 10, true);
+    const crc32 = view.getUint32(at + 16, true);
     const compressedSize = view.getUint32(at + 20, true);
     const declaredSize = view.getUint32(at + 24, true);
     const nameLength = view.getUint16(at + 28, true);
@@ -130,7 +161,7 @@ export function readCentralDirectory(bytes: Uint8Array): { entries: ZipEntryInfo
     const name = utf8.decode(bytes.subarray(at + 46, at + 46 + nameLength));
     const unixMode = madeBy === 3 ? external >>> 16 : null;
     const isDirectory = name.endsWith('/') || (unixMode !== null && (unixMode & S_IFMT) === S_IFDIR) || (external & 0x10) !== 0;
-    entries.push({ name, method, compressedSize, declaredSize, localHeaderOffset, unixMode, isDirectory });
+    entries.push({ name, method, compressedSize, declaredSize, crc32, localHeaderOffset, unixMode, isDirectory });
     at += 46 + nameLength + extraLength + commentLength;
   }
   return { entries };
@@ -235,6 +266,15 @@ export function readZip(bytes: Uint8Array, limits: ZipLimits = DEFAULT_ZIP_LIMIT
     }
     if (extracted.bytes.length !== entry.declaredSize) {
       return { ...result, files: [], error: `'${entry.name}' is shorter than it declares; the archive is damaged.` };
+    }
+    const actualCrc = crc32(extracted.bytes);
+    if (actualCrc !== entry.crc32) {
+      // One damaged entry says nothing about the others, so refuse it alone, like an unsafe path.
+      result.refused.push({
+        path: entry.name,
+        reason: `its contents do not match the archive's checksum (CRC-32 ${hex32(actualCrc)}, expected ${hex32(entry.crc32)}); the archive is damaged or was altered, so get a fresh copy`,
+      });
+      continue;
     }
     const file: ZipFile = { path: entry.name, bytes: extracted.bytes };
     if (entry.unixMode !== null && entry.unixMode !== 0) file.executable = (entry.unixMode & 0o111) !== 0;

@@ -151,6 +151,22 @@ export function describeClaim(claim: ClaimedVerification): string {
   return `claims: ${claim.verdict}${claim.model ? ` by model ${claim.model}` : ''}${claim.date ? ` on ${claim.date.slice(0, 10)}` : ''}`;
 }
 
+/**
+ * Refused SKILL.md entries that would have made a skill of their own (a bad checksum, an
+ * unsafe path): such a skill is refused as a whole with that reason instead of vanishing from
+ * the plan. One per folder, and none inside a skill that was found anyway.
+ */
+function refusedSkillEntries(refused: RefusedEntry[], folders: string[]): Array<RefusedEntry & { folder: string }> {
+  const out: Array<RefusedEntry & { folder: string }> = [];
+  for (const entry of refused) {
+    if (entry.path !== 'SKILL.md' && !entry.path.endsWith('/SKILL.md')) continue;
+    const folder = entry.path.slice(0, Math.max(0, entry.path.length - 'SKILL.md'.length - 1));
+    const inside = folders.some((kept) => kept === '' || folder === kept || folder.startsWith(`${kept}/`));
+    if (!inside && !out.some((other) => other.folder === folder)) out.push({ ...entry, folder });
+  }
+  return out;
+}
+
 function scanCandidate(name: string, files: ZipFile[], trusted: boolean): { scan: ScanResult; install: InstallVerdict; decision: ImportDecision } {
   const scan = scanSkill({
     name,
@@ -174,7 +190,19 @@ export function planImport(bytes: Uint8Array, options: PlanOptions = {}): Import
   if (read.error) return { ...plan, error: read.error };
 
   const folders = findSkillFolders(read.files.map((file) => file.path));
-  if (folders.length === 0) return { ...plan, error: 'No SKILL.md was found in the archive, so it holds no skill.' };
+  const refusedSkillFiles = refusedSkillEntries(read.refused, folders);
+  if (folders.length === 0) {
+    const first = refusedSkillFiles[0];
+    return {
+      ...plan,
+      error: first
+        ? `No usable SKILL.md in the archive: '${first.path}' was refused because ${first.reason}.`
+        : 'No SKILL.md was found in the archive, so it holds no skill.',
+    };
+  }
+  for (const entry of refusedSkillFiles) {
+    plan.refusedSkills.push({ archiveFolder: entry.folder, reason: `its SKILL.md was refused: ${entry.reason}` });
+  }
   const claimed = new Set<string>();
   const names = new Set<string>();
   folders.forEach((folder, index) => {

@@ -42,12 +42,13 @@ describe('catalogue snapshot (write-through, SPEC §7)', () => {
     for (let i = 0; i < 300; i++) await catalog.upsert(`skills/c${i % 7}/s${i}`, skillContent(`s${i}`, `Skill ${i}.`));
     for (let i = 0; i < 300; i += 3) await catalog.remove(`skills/c${i % 7}/s${i}`);
     await catalog.upsert('skills/c1/s1', skillContent('s1', 'Changed.'));
-    // Every stored field away from its default, and a file whose frontmatter does not parse.
+    // Every stored field away from its default, and a file whose frontmatter cannot be read
+    // (unclosed: broken YAML alone is read leniently and has no parse error).
     await catalog.upsert(
       'skills/deep/er/rich',
       '---\nname: Rich Skill\ndescription: All fields.\nplatforms: [macos]\nmetadata:\n  hermes:\n    tags: [a, b]\n    requires_tools: [web_search]\n    fallback_for_toolsets: [memory]\n---\n\nBody\n',
     );
-    await catalog.upsert('skills/broken', '---\nname: [unclosed\n---\n');
+    await catalog.upsert('skills/broken', '---\nname: [unclosed\n');
     expect(catalog.byDirectory('skills/deep/er/rich')?.conditions.requiresTools).toEqual(['web_search']);
     expect(catalog.byDirectory('skills/broken')?.parseError).toBeTruthy();
 

@@ -6,8 +6,9 @@
  * Also ported, because they test the same parser, from Hermes' tests/tools/test_skills_tool.py
  * (reference/hermes-spec.md §11.2): TestParseFrontmatter (5) and TestParseTags (6). Hermes'
  * `_parse_frontmatter` returns `{}` for files without frontmatter and falls back to naive
- * `key: value` splitting on YAML errors; Knack's strict parser returns a typed error instead
- * and the lenient loader does the repair, so those rows assert the Knack equivalent.
+ * `key: value` splitting on YAML errors; Knack's strict parser returns a typed error instead,
+ * and `parseSkillFileLenient` (what the catalogue reads with) repairs or reads `key: value`
+ * lines, so those rows assert the Knack equivalent.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -15,6 +16,7 @@ import {
   loadSkillLenient,
   locateFrontmatter,
   parseSkillFile,
+  parseSkillFileLenient,
   parseStringList,
   readCategory,
   readConditions,
@@ -62,6 +64,7 @@ describe('TestParseFrontmatter (Hermes test_skills_tool.py)', () => {
     expect(parseSkillFile(content)).toMatchObject({ ok: false, code: 'yaml_error' });
     const loaded = loadSkillLenient(content, 'fallback-skill');
     expect(loaded).toMatchObject({ ok: true, name: 'fallback-skill', description: 'Use when: the YAML is sloppy', repaired: true });
+    expect(parseSkillFileLenient(content)).toMatchObject({ ok: true, frontmatter: { name: 'fallback-skill', description: 'Use when: the YAML is sloppy' } });
   });
 });
 
@@ -114,6 +117,17 @@ describe('bad-input corpus', () => {
     expect(parseSkillFile('---\nname: a\nname: b\n---\nx', { allowDuplicateKeys: true })).toMatchObject({ ok: true, frontmatter: { name: 'b' } });
   });
 
+  it('a fence may carry a YAML comment or trailing blanks', () => {
+    const r = parsed('--- # start\nname: x\ndescription: y\n--- # end of frontmatter\nbody\n');
+    expect(r.frontmatter).toEqual({ name: 'x', description: 'y' });
+    expect(r.body).toBe('body\n');
+    expect(parsed('---\nname: x\ndescription: y\n---   \nbody').body).toBe('body');
+    expect(parsed('---\r\nname: x\r\ndescription: y\r\n---\t#end\r\nbody').body).toBe('body');
+    // A `#` straight after the dashes is not a comment, so that line does not close it.
+    expect(parseSkillFile('---\nname: x\n---#end\nbody')).toMatchObject({ ok: false, code: 'unclosed' });
+    expect(parseSkillFile('---\nname: x\n--- end\nbody')).toMatchObject({ ok: false, code: 'unclosed' });
+  });
+
   it('no opening fence, or a fence that is not alone on its line', () => {
     expect(parseSkillFile('name: x\n---\nbody')).toMatchObject({ ok: false, code: 'no_frontmatter' });
     expect(parseSkillFile('---name: x\n---\nbody')).toMatchObject({ ok: false, code: 'no_frontmatter' });
@@ -159,7 +173,8 @@ describe('bad-input corpus', () => {
 
   it('unknown fields, nested metadata and typed values are kept', () => {
     const r = parsed('---\nname: x\ndescription: y\nversion: 1.0\nlicense: MIT\nallowed-tools: Read\nx-custom:\n  deep: [1, 2]\n---\nb');
-    expect(r.frontmatter).toMatchObject({ version: 1, license: 'MIT', 'allowed-tools': 'Read', 'x-custom': { deep: [1, 2] } });
+    // `1.0` stays as written (frontmatterSchema.ts); `1` and `2` are numbers.
+    expect(r.frontmatter).toMatchObject({ version: '1.0', license: 'MIT', 'allowed-tools': 'Read', 'x-custom': { deep: [1, 2] } });
   });
 
   it('invalid UTF-8 bytes decode with replacement characters and a flag', () => {
@@ -324,6 +339,46 @@ describe('lenient loader (imports)', () => {
   it('repairFrontmatterYaml leaves quoted, flow and block values alone', () => {
     const raw = 'a: "x: y"\nb: [c: d]\nc: |\n  e: f\nd: plain\n';
     expect(repairFrontmatterYaml(raw)).toEqual({ text: raw, repairs: [] });
+  });
+});
+
+describe('lenient parsing (what the catalogue, index and Skills view read with)', () => {
+  const SLOPPY = '---\nname: deploy-helper\ndescription: Use when: deploying to prod\n---\n# Deploy\n';
+  // The repair quotes the description, but the broken flow list still fails: only the line reader reads it.
+  const BROKEN = '---\nname: deploy-helper\ndescription: Use when: deploying to prod\nmetadata:\n  tags: [unclosed\nversion: 0755\n---\n# Deploy\n';
+
+  it('valid YAML parses exactly as the strict parser does, duplicates allowed', () => {
+    expect(parseSkillFileLenient(BASIC)).toEqual(parseSkillFile(BASIC));
+    expect(parseSkillFileLenient('---\nname: a\nname: b\ndescription: d\n---\nx')).toMatchObject({ ok: true, frontmatter: { name: 'b' } });
+  });
+
+  it('repairs `key: value: more` and says what was wrong', () => {
+    const r = parseSkillFileLenient(SLOPPY);
+    expect(r).toMatchObject({ ok: true, frontmatter: { name: 'deploy-helper', description: 'Use when: deploying to prod' }, body: '# Deploy\n' });
+    if (r.ok) expect(r.yamlProblem).toMatch(/read after repair \(line 3: quoted the value of 'description'/);
+  });
+
+  it('falls back to key: value lines when no repair parses, values as written', () => {
+    const r = parseSkillFileLenient(BROKEN);
+    expect(r).toMatchObject({ ok: true, frontmatter: { name: 'deploy-helper', description: 'Use when: deploying to prod', version: '0755' }, body: '# Deploy\n' });
+    if (r.ok) {
+      expect(r.frontmatter).not.toHaveProperty('metadata');
+      expect(r.yamlProblem).toMatch(/read as plain key: value lines$/);
+      expect(r.bodyOffset).toBe(BROKEN.indexOf('# Deploy'));
+      expect(r.raw).toBe(BROKEN.slice(4, BROKEN.indexOf('---\n#')));
+    }
+  });
+
+  it('the strict parser still refuses the same files', () => {
+    expect(parseSkillFile(SLOPPY)).toMatchObject({ ok: false, code: 'yaml_error' });
+    expect(parseSkillFile(BROKEN)).toMatchObject({ ok: false, code: 'yaml_error' });
+  });
+
+  it('files with no readable frontmatter stay errors', () => {
+    expect(parseSkillFileLenient('# just text')).toMatchObject({ ok: false, code: 'no_frontmatter' });
+    expect(parseSkillFileLenient('---\nname: x\n')).toMatchObject({ ok: false, code: 'unclosed' });
+    expect(parseSkillFileLenient('---\n- a\n---\nb')).toMatchObject({ ok: false, code: 'not_mapping' });
+    expect(parseSkillFileLenient('---\n  : [\n---\nb')).toMatchObject({ ok: false, code: 'yaml_error' });
   });
 });
 

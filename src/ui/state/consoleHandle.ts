@@ -2,6 +2,7 @@ import { chat } from './chat.svelte';
 import { networkRequests } from './network.svelte';
 import { settings } from './settings.svelte';
 import { learning } from './learning.svelte';
+import { renderMarkdown } from '../markdown';
 
 /**
  * `globalThis.knackUi`: the UI's console handle, next to the storage engine's `knack`.
@@ -13,6 +14,7 @@ import { learning } from './learning.svelte';
  *   knackUi.network.byHost                                         // requests this session
  *   await knackUi.settings.save({ model: 'qwen3:4b' })             // what Settings → Save does
  *   knackUi.learning.afterTurn(report)    // the learning seam (reviews, notices, curator)
+ *   knackUi.renderMarkdown('**hi**')       // the app's one Markdown sanitiser (what every view shows)
  *
  * Once the agent connects itself at start-up this stays useful for inspection only.
  */
@@ -21,6 +23,7 @@ export interface KnackUiHandle {
   learning: typeof learning;
   settings: typeof settings;
   network: typeof networkRequests;
+  renderMarkdown: typeof renderMarkdown;
 }
 
 declare global {
@@ -29,5 +32,5 @@ declare global {
 }
 
 export function exposeConsoleHandle(): void {
-  globalThis.knackUi = { chat, learning, settings, network: networkRequests };
+  globalThis.knackUi = { chat, learning, settings, network: networkRequests, renderMarkdown };
 }

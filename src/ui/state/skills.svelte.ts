@@ -10,7 +10,7 @@ import type { SkillServices } from '../../app/skillServices';
 import { SkillActions, type SkillActionResult } from '../../skills/skillActions';
 import type { CuratorActivity } from '../../review/activity';
 import { learning } from './learning.svelte';
-import { parseSkillFile } from '../../skills/frontmatter';
+import { parseSkillFileLenient } from '../../skills/frontmatter';
 import type { UsageRecord } from '../../skills/usageStore';
 import { textDecoder } from '../../storage/fileStore';
 import { buildRows, emptyFilters, filterOptions, filterRows, isFiltering, type SkillFilters, type SkillRow } from './skillLibrary';
@@ -49,7 +49,8 @@ function displayValue(value: unknown): string {
 
 function splitSkill(text: string | null): Pick<SkillDetail, 'frontmatter' | 'body' | 'parseError'> {
   if (text === null) return { frontmatter: [], body: '', parseError: null };
-  const parsed = parseSkillFile(text, { allowDuplicateKeys: true });
+  // Lenient, like the catalogue: YAML that breaks on `key: value: more` still fills the table.
+  const parsed = parseSkillFileLenient(text);
   if (!parsed.ok) return { frontmatter: [], body: '', parseError: parsed.message };
   return {
     frontmatter: Object.entries(parsed.frontmatter).map(([key, value]) => [key, displayValue(value)]),
