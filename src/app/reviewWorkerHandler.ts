@@ -79,6 +79,11 @@ export function createReviewWorkerHandler(app: () => Promise<AppServices>, optio
       return services.storage.locks.withLock('curator-schedule', () => maybeRunCurator(skills.engine, state, idleMs));
     },
 
+    // Wired to runGateJob (src/gate/gateJob.ts) in the next step; until then every run fails clearly.
+    async runGate() {
+      return { kind: 'failed', error: 'Verification is not available in this build yet.' };
+    },
+
     async ping() {
       const skills = await (await app()).skills();
       return skills.engine.catalog.size;

@@ -45,7 +45,30 @@ export interface CuratorActivity {
   error?: string;
 }
 
-export type ActivityRecord = ReviewActivity | CuratorActivity;
+/** Why a gate run started: the Verify button, a change to the skill or its cases, or idle time. */
+export type GateTrigger = 'manual' | 'manual-no-cache' | 'changed' | 'idle' | 'import';
+
+/** One verification run (docs/gate.md): what started it, how far it got, what it decided. */
+export interface GateActivity {
+  kind: 'gate';
+  id: string;
+  skill: string;
+  trigger: GateTrigger;
+  status: ActivityStatus;
+  startedAt: number;
+  endedAt?: number;
+  /** The stored verdict (words from the record; never recomputed here). */
+  verdict?: { verdict: string; code: string; reason: string };
+  recordId?: string;
+  superseded?: boolean;
+  requests: number;
+  cacheHits: number;
+  /** One line for the Activity view. */
+  outcome: string;
+  error?: string;
+}
+
+export type ActivityRecord = ReviewActivity | CuratorActivity | GateActivity;
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 

@@ -11,6 +11,20 @@ import type { AgentEvent } from '../agent/agentLoop';
 import type { CuratorRun } from '../curator/curator';
 import type { ReviewOutcome } from './reviewRun';
 import type { ReviewRequest } from './reviewScheduler';
+import type { GateJob } from '../gate/gateJob';
+import type { GateProgress, VerdictRecord } from '../gate/types';
+
+export type { GateJob } from '../gate/gateJob';
+
+/**
+ * How a gate job ended. `done`: the record is stored in `verdicts`; `applied` when its hashes
+ * still match the skill's files (then the usage record, the ledger (actor gate) and the index
+ * follow it), `superseded` when the skill or its cases changed during the run.
+ */
+export type GateJobOutcome =
+  | { kind: 'done'; record: VerdictRecord; applied: boolean; superseded: boolean; verdictChanged: boolean; requests: number; cacheHits: number }
+  | { kind: 'cancelled'; pairsDone: number; pairsTotal: number }
+  | { kind: 'failed'; error: string };
 
 /** One background review (SPEC §8.2). */
 export type ReviewJob = ReviewRequest;
@@ -46,14 +60,9 @@ export interface ReviewWorkerApi {
   /** Resolves once storage and the catalogue are open, with the catalogue's size (tests wait on it). */
   ping(): Promise<number>;
 
-  /*
-   * The verification gate is the next job kind and goes here, next to the review:
-   *
-   *   runGate(job: GateJob, onProgress?: (progress: GateProgress) => void): Promise<GateRunResult>;
-   *
-   * `GateJob` carries a `runId` (and the skill and case split, see src/gate/types.ts), so
-   * `cancel(runId)` stops it like a review; its progress and result go to the activity store
-   * through the learning loop (src/review/learningLoop.ts), which gains a `runGate` beside
-   * `runCurator`. It is not implemented yet.
+  /**
+   * One verification run of a skill with the gate provider from the settings (docs/gate.md).
+   * `cancel(job.runId)` stops it within the pool's abort; a cancelled run writes no verdict.
    */
+  runGate(job: GateJob, onProgress?: (progress: GateProgress) => void): Promise<GateJobOutcome>;
 }
