@@ -17,6 +17,9 @@ export const budgets = [
   { key: 'fuzzyPatchNoMatch100k', limit: 10, unit: 'ms', path: 'text.fuzzyPatchNoMatchMs', spec: 'fuzzy patch on a 100,000-char SKILL.md, no match' },
   { key: 'scanner100k', limit: 15, unit: 'ms', path: 'text.scan100kMs', spec: 'scanner on a 100,000-char SKILL.md' },
   { key: 'longTasksDuringReviewOrGate', limit: 0, unit: 'count', path: 'reviewLongTasks.longTasksOver50ms', spec: 'main-thread long tasks (> 50 ms) during a review run or gate run' },
+  { key: 'longTasksDuringGate', limit: 0, unit: 'count', path: 'gate.longTasksOver50ms', spec: 'main-thread long tasks (> 50 ms) during a gate run, 24 cases, scripted model' },
+  { key: 'gateRequestsPerCase', limit: 2, unit: 'requests', path: 'gate.requestsPerCase', spec: 'gate run, 24 cases, scripted model: requests per case' },
+  { key: 'gateReverifyRequests', limit: 0, unit: 'requests', path: 'gate.reverifyRequests', spec: 'gate run again on the unchanged skill: requests sent' },
   { key: 'offlineColdStart', limit: 1000, unit: 'ms p50', path: 'offlineColdStart.p50', spec: 'offline cold start to usable chat input' },
   { key: 'skillIndexTokens100', limit: 2500, unit: 'tokens', path: 'skillIndexTokens100.tokens', spec: 'skill index for 100 skills' },
 ];

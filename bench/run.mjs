@@ -76,9 +76,10 @@ async function runBrowserBenches(results) {
     logLevel: 'silent',
   });
   const bundle = await bundleBrowserBenches();
-  // A scripted model for benches that need one (review.bench.ts); see bench/node/benchModelServer.ts.
+  // A scripted model for benches that need one (review.bench.ts, gate.bench.ts); see bench/node/benchModelServer.ts.
   const { module: benchModel } = await runnerImport(path.join(root, 'bench/node/benchModelServer.ts'), { configFile: false, logLevel: 'silent' });
-  const modelServer = await benchModel.startBenchModelServer();
+  const gateReplayDelayMs = benchModel.GATE_REPLY_DELAY_MS;
+  const modelServer = await benchModel.startBenchModelServer({ gateReplayDelayMs });
 
   const server = await preview({
     root,
@@ -100,7 +101,11 @@ async function runBrowserBenches(results) {
     await page.goto(`http://127.0.0.1:${port}/`, { waitUntil: 'load' });
     // Evaluated through the DevTools protocol, so the app's CSP (script-src 'self') allows it.
     await page.evaluate(bundle);
-    await page.evaluate((url) => (globalThis.knackBenchModelUrl = url), modelServer.baseUrl);
+    await page.evaluate(([url, delayMs]) => {
+      globalThis.knackBenchModelUrl = url;
+      // gate.bench.ts subtracts the model's own latency (this fixed delay per replay) from its run.
+      globalThis.knackBenchGateDelayMs = delayMs;
+    }, [modelServer.baseUrl, gateReplayDelayMs]);
     const names = await page.evaluate(() => globalThis.knackBench.names());
     for (const name of names.filter(selected)) {
       const started = performance.now();

@@ -7,21 +7,38 @@
  *   skills_list, then skill_manage create of a `bench-review-<n>` skill, then a final text.
  *   Each step waits `reviewStepDelayMs` before its first event, so a review stays in flight
  *   long enough to overlap a user turn.
+ * - A gate replay (its system prompt is the gate's isolated one, src/gate/replayRequest.ts) waits
+ *   `gateReplayDelayMs` and answers with GATE_MARK only when the skill's body (which carries
+ *   GATE_SKILL_MARK) is in the request, so a skill whose cases check for GATE_MARK helps on every
+ *   case; the fixed delay lets bench/browser/gate.bench.ts subtract the model's own latency.
  * - Anything else is a chat turn: a short reply streamed word by word.
  */
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type Turn } from '../../tests/fixtures/scriptedServer';
 
 export const REVIEW_MARK = 'You are running in the background after the conversation';
 export const BENCH_REPLY = 'Bench reply: first token, then a few more words.';
+/** A sentence of the gate's isolated system prompt (GATE_SYSTEM_V1 in src/gate/replayRequest.ts) the chat's never has. */
+export const GATE_SYSTEM_SENTENCE = 'No tools are available here';
+/** In the bench skill's body; its presence in a request means the with-skill arm. */
+export const GATE_SKILL_MARK = 'BENCH-GATE-SKILL';
+/** What the with-skill answer says and the bench cases check for. */
+export const GATE_MARK = 'GATE-OK';
+export const GATE_REPLY_DELAY_MS = 150;
 
 type Message = { role: string; content: string | null };
 
-export async function startBenchModelServer(options: { reviewStepDelayMs?: number } = {}): Promise<ScriptedServer> {
+export async function startBenchModelServer(options: { reviewStepDelayMs?: number; gateReplayDelayMs?: number } = {}): Promise<ScriptedServer> {
   const delay = options.reviewStepDelayMs ?? 400;
+  const gateDelay = options.gateReplayDelayMs ?? GATE_REPLY_DELAY_MS;
   let skillCount = 0;
   const server = await startScriptedServer({ cors: 'any' });
   server.setFallback((request: RecordedRequest): Turn => {
     const messages = ((request.body as { messages?: Message[] } | undefined)?.messages ?? []) as Message[];
+    const system = messages[0]?.role === 'system' && typeof messages[0].content === 'string' ? messages[0].content : '';
+    if (system.includes(GATE_SYSTEM_SENTENCE)) {
+      const withSkill = messages.some((m) => typeof m.content === 'string' && m.content.includes(GATE_SKILL_MARK));
+      return { text: withSkill ? `Done as the skill says. ${GATE_MARK}` : 'Done.', firstEventDelayMs: gateDelay };
+    }
     const reviewAt = messages.findIndex((m) => m.role === 'user' && typeof m.content === 'string' && m.content.includes(REVIEW_MARK));
     if (reviewAt < 0) return { text: BENCH_REPLY, chunkDelayMs: 2 };
     const step = messages.slice(reviewAt + 1).filter((m) => m.role === 'assistant').length;
