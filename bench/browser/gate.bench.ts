@@ -117,17 +117,20 @@ async function observedRun(run: () => Promise<VerifyOutcome | undefined>, learni
   observer.observe({ type: 'longtask', buffered: false });
   const started = performance.now();
   let outcome: VerifyOutcome | undefined;
+  let ms = 0;
   try {
     outcome = await run();
     await learning.settled();
   } finally {
-    const ms = performance.now() - started;
+    ms = performance.now() - started;
     // Long-task entries arrive after their task ends; give the observer a frame.
     await new Promise((resolve) => setTimeout(resolve, 50));
     observer.disconnect();
-    if (outcome?.kind === 'done') return { outcome, ms, longTasks: tasks.filter((d) => d > 50).length, longestMs: Math.max(0, ...tasks) };
   }
-  throw new Error(`gate run did not finish: ${outcome === undefined ? 'verify resolved without an outcome' : JSON.stringify(outcome)}`);
+  if (outcome?.kind !== 'done') {
+    throw new Error(`gate run did not finish: ${outcome === undefined ? 'verify resolved without an outcome' : JSON.stringify(outcome)}`);
+  }
+  return { outcome, ms, longTasks: tasks.filter((d) => d > 50).length, longestMs: Math.max(0, ...tasks) };
 }
 
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
