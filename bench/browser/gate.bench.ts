@@ -117,7 +117,7 @@ async function observedRun(run: () => Promise<VerifyOutcome | undefined>, learni
   observer.observe({ type: 'longtask', buffered: false });
   const started = performance.now();
   let outcome: VerifyOutcome | undefined;
-  let ms = 0;
+  let ms: number;
   try {
     outcome = await run();
     await learning.settled();
