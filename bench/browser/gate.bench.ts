@@ -10,8 +10,8 @@
  *
  * The skill and its `evals/evals.json` are written through the tab's tool registry
  * (`knack.skills.registry`, as the user), the run through `knackUi.learning.verify(name)`,
- * which sends the job to the review worker, and `learning.settled()` waits for the activity
- * entry. Reported:
+ * which sends the job to the review worker and resolves with the run's Activity record, and
+ * `learning.settled()` waits for the activity writes. Reported:
  * - `longTasksOver50ms`: main-thread long tasks during the run (PerformanceObserver
  *   'longtask'); budget 0.
  * - `requestsPerCase`: requests the first run sent per case (≤ 2: one per arm; the noise probe
@@ -31,11 +31,15 @@ const LOCAL_POOL_SIZE = 2;
 const GATE_SKILL_MARK = 'BENCH-GATE-SKILL';
 const GATE_MARK = 'GATE-OK';
 
-/** The part of the outcome of a run (GateJobOutcome, src/review/reviewWorkerApi.ts) the bench reads. */
-type VerifyOutcome =
-  | { kind: 'done'; requests: number; cacheHits: number; applied: boolean; record: { verdict: { verdict: string; code?: string } } }
-  | { kind: 'cancelled' }
-  | { kind: 'failed'; error: string };
+/** The part of a gate run's Activity record (GateActivity, src/review/activity.ts) the bench reads. */
+interface VerifyOutcome {
+  kind: 'gate';
+  status: 'running' | 'done' | 'cancelled' | 'failed';
+  verdict?: { verdict: string; code: string; reason: string };
+  requests: number;
+  cacheHits: number;
+  error?: string;
+}
 
 interface LearningHandle {
   verify?(skill: string, options?: { useCache?: boolean }): Promise<VerifyOutcome | undefined>;
@@ -127,10 +131,10 @@ async function observedRun(run: () => Promise<VerifyOutcome | undefined>, learni
     await new Promise((resolve) => setTimeout(resolve, 50));
     observer.disconnect();
   }
-  if (outcome?.kind !== 'done') {
+  if (outcome?.status !== 'done' || !outcome.verdict) {
     throw new Error(`gate run did not finish: ${outcome === undefined ? 'verify resolved without an outcome' : JSON.stringify(outcome)}`);
   }
-  return { outcome, ms, longTasks: tasks.filter((d) => d > 50).length, longestMs: Math.max(0, ...tasks) };
+  return { outcome: { ...outcome, verdict: outcome.verdict }, ms, longTasks: tasks.filter((d) => d > 50).length, longestMs: Math.max(0, ...tasks) };
 }
 
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -152,8 +156,8 @@ export const benches: BrowserBench[] = [
         const modelMs = (delayMs * requests) / LOCAL_POOL_SIZE;
         return {
           cases: CASES,
-          verdict: first.outcome.record.verdict.verdict,
-          code: first.outcome.record.verdict.code ?? null,
+          verdict: first.outcome.verdict.verdict,
+          code: first.outcome.verdict.code,
           longTasksOver50ms: first.longTasks + again.longTasks,
           longestTaskMs: Math.round(Math.max(first.longestMs, again.longestMs)),
           requests,
