@@ -65,7 +65,6 @@ function setup(turns: FakeTurn[] = [], options: { intervals?: { creationNudgeInt
   controller.subscribe((event) => events.push(event));
   return {
     t,
-    fake,
     memory,
     store,
     deps,
