@@ -18,6 +18,7 @@ import {
   similarityRatio,
   suspiciousIndentation,
 } from '../../src/skills/fuzzyPatch';
+import { createTestEngine, skillContent } from './helpers/skillTestEngine';
 
 const indentOf = (line: string) => line.length - line.trimStart().length;
 const lineWith = (text: string, marker: string) => {
@@ -607,6 +608,32 @@ describe('Knack: suspicious indentation', () => {
     // Tabs against spaces: the bases are not comparable, so no verdict.
     expect(suspiciousIndentation('\tx = 1', '  x = 1', '  x = 1\n\t\t\tz')).toBeNull();
   });
+});
+
+describe('Knack: skill_manage patch reports the guards as failures that say what to do', () => {
+  const body = '# Deploy\n\n    npm run build\n    npm test\n    npm run build\n\nstep one: fetch the sources\nstep two: build the package\nstep three: run the tests\nstep four: publish the release\n';
+  const setup = async () => {
+    const t = createTestEngine();
+    expect((await t.manage({ action: 'create', name: 'deploy', content: skillContent('deploy', 'Use when deploying.', body) })).success).toBe(true);
+    return t;
+  };
+  const cases: Array<[string, Record<string, unknown>, string]> = [
+    ['whitespace-only old_string', { old_string: '   \n  ', new_string: 'x' }, 'provide non-blank text to match'],
+    ['approximate replace_all', { old_string: 'npm  test', new_string: 'npm run test', replace_all: true }, 'replace_all only applies to exact matches'],
+    ['ambiguous old_string', { old_string: 'npm run build', new_string: 'npm run bundle' }, 'line 8: "npm run build"; line 10: "npm run build"'],
+    ['hand-indented inserted line', { old_string: 'npm run build\nnpm test', new_string: 'npm run build\n        npm run lint\nnpm test' }, 'Suspicious indentation'],
+    ['garbage middle lines', { old_string: 'step one: fetch the source\nzebra giraffe hippo\nquantum flux capacitor\nstep four: publish the releases', new_string: 'x' }, 'Could not find a match'],
+  ];
+  for (const [label, args, message] of cases) {
+    it(`${label}: success false, the file unchanged`, async () => {
+      const t = await setup();
+      const before = await t.files.readText('skills/deploy/SKILL.md');
+      const result = await t.manage({ action: 'patch', name: 'deploy', ...args });
+      expect(result.success).toBe(false);
+      expect(result.error).toContain(message);
+      expect(await t.files.readText('skills/deploy/SKILL.md')).toBe(before);
+    });
+  }
 });
 
 // Speed is measured by `npm run bench` (bench/core/textBench.ts), never asserted here; these
