@@ -71,7 +71,7 @@ export const SYSTEM_CLASS_SPECS: readonly ClassSpec[] = [
       ['unpinned_pip_install', ['pip'], /\bpip3?\s+install\s+(?![^\n]*(?:==|(?<![\w-])-r\s|--requirement\b|(?<![\w-])-e\s+\.))(?:-\S+\s+)*[a-z]/, 'pip install without pinned versions'],
       ['unpinned_npm_install', ['npm'], /\bnpm\s+(?:install|i|add)\s+(?:-\S+\s+)*[a-z@](?![^\n]*@\d)/, 'npm install without pinned versions'],
       ['uv_run', ['uv'], /\buv\s+run\b|\buvx\s+[\w@-]/, 'uv run / uvx fetches packages at run time'],
-      ['remote_fetch', ['http'], /\b(?:curl|wget|invoke-webrequest|iwr)\b.*https:\/\//, 'downloads from a remote URL'],
+      ['remote_fetch', ['curl', 'wget', 'invoke-webrequest', 'iwr'], /\b(?:curl|wget|invoke-webrequest|iwr)\b.*https:\/\//, 'downloads from a remote URL'],
       ['git_clone', ['clone'], /\bgit\s+clone\b/, 'clones a remote repository'],
       ['docker_pull', ['docker'], /\bdocker\s+pull\b/, 'pulls a container image'],
     ],

@@ -281,7 +281,7 @@ export const TEXT_CLASS_SPECS: readonly ClassSpec[] = [
     patterns: [
       ['decode_pipe_exec', ['base64', 'base32', 'xxd', 'openssl', 'uudecode', 'gunzip', 'zcat', 'gzip', 'bzip2', 'xz', 'tr '], new RegExp(`${DECODER}[^\\n]*\\|\\s*${RUNS_INPUT}`), 'decodes data and pipes it into a shell or interpreter'],
       ['decoded_subshell_exec', ['base64', 'base32', 'xxd', 'openssl', 'gunzip', 'zcat'], new RegExp(`(?:\\b(?:(?:ba|z|da|k)?sh)\\s+(?:-c\\s+)?["']?\\$\\(|\\beval\\s+["']?\\$\\(|\\b(?:(?:ba|z|da|k)?sh|source)\\s+<\\(|(?:^|[;&|]\\s*)\\.\\s+<\\()[^\\n]*${DECODER}`), 'runs the output of a decoder through a subshell'],
-      ['code_decode_exec', ['exec', 'eval', 'function'], /\b(?:exec|eval|Function)\s*\(\s*(?:base64\.b64decode|base64\.b32decode|codecs\.decode|bytes\.fromhex|zlib\.decompress|atob|Buffer\.from)\s*\(/, 'executes decoded data in code'],
+      ['code_decode_exec', ['b64decode', 'b32decode', 'codecs.decode', 'fromhex', 'decompress', 'atob', 'buffer.from'], /\b(?:exec|eval|Function)\s*\(\s*(?:base64\.b64decode|base64\.b32decode|codecs\.decode|bytes\.fromhex|zlib\.decompress|atob|Buffer\.from)\s*\(/, 'executes decoded data in code'],
       ['echo_pipe_exec', ['echo', 'printf'], new RegExp(`\\b(?:echo|printf)\\s+[^\\n]*\\|\\s*${RUNS_INPUT}`), 'echoes text into a shell or interpreter'],
     ],
   },
