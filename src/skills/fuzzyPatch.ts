@@ -45,7 +45,8 @@ export interface FuzzyReplaceResult {
 }
 
 /** Message when nothing matched; `formatNoMatchHint` keys on its first words. */
-export const NO_MATCH_ERROR = 'Could not find a match for old_string in the file';
+export const NO_MATCH_ERROR =
+  'Could not find a match for old_string in the file. Re-read the file with skill_view and copy the lines to change exactly, with enough context to be unique.';
 
 /** [start, end) offsets into the file. */
 type Span = readonly [number, number];
