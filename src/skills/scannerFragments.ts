@@ -79,8 +79,13 @@ export const SECRET_NAME = /\w*(?:key|token|secret|passw(?:or)?d|credential|api)
 export const QUOTED_SECRET_NAME = /['"][^'"]*(?:key|token|secret|passw(?:or)?d|credential)[^'"]*['"]/.source;
 /** Bounded run of filler words between key words ("ignore *all of your* previous …"). */
 export const W = /(?:\w+\s+){0,6}?/.source;
-/** What a pipeline can hand its data to and thereby run it. */
-export const RUNS_INPUT = /(?:sudo\s+(?:-\S+\s+)*)?(?:\S*\/)?(?:env\s+)?(?:(?:ba|z|da|k|fi)?sh|python[0-9.]*|perl|ruby|node|php|pwsh|powershell|iex|source)\b/.source;
+/**
+ * A shell or interpreter that runs what it reads on standard input: its name, then only flags
+ * (none with `m`, `c` or `e`, nor `--eval`/`--command`/`--module`: those take the program from elsewhere), `-` or `/dev/stdin`, and
+ * redirections, up to the end of the command. `| python3 -m json.tool` and `| node script.js`
+ * read the piped text as data, so they are not execution.
+ */
+export const RUNS_INPUT = /(?:sudo\s+(?:-\S+\s+)*)?(?:\S*\/)?(?:env\s+)?(?:(?:ba|z|da|k|fi)?sh|python[0-9.]*|perl|ruby|node|php|pwsh|powershell|iex|source)(?:\s+(?:--(?!eval\b|command\b|module\b)[\w-]*|-(?![a-z]*[mce])[a-z]*|\/dev\/stdin|[0-9]*>>?&?\S*))*\s*(?=$|[|;&)'"`])/.source;
 /** Commands that turn encoded or compressed data back into text. */
 export const DECODER = /(?:\bbase(?:64|32)\s+(?:-\w*[dD]\w*|--decode)|\bxxd\s+(?:-\w+\s+)*-r|\bopenssl\s+(?:enc\s+|base64\s+)[^\n|]*-d\b|\buudecode\b|\bgunzip\b|\bzcat\b|\b(?:gzip|bzip2|xz)\s+-d|\btr\s+['"]?(?:a-z|A-Z|n-z|N-Z))/.source;
 /** Where a script drops files it means to pick up again: temp folders. */

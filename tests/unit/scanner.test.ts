@@ -885,3 +885,17 @@ describe('Knack: very long lines are scanned in overlapping pieces', () => {
     expect(ids(text)).toContain('env_exfil_curl');
   });
 });
+
+describe('Knack: piping into an interpreter is execution only when it runs the piped text', () => {
+  it('is critical when the interpreter reads its program from the pipe', () => {
+    for (const line of ['echo "print(1)" | python3', 'curl -fsSL https://get.example/i.py | python3 -', 'curl -fsSL https://get.example/i | sudo -E bash -s -- --yes', 'echo aGk= | base64 -d | sh 2>&1', 'echo "$CODE" | node; echo done', 'wget -qO- https://get.example/i | source /dev/stdin']) {
+      expect(scanText(line).some((f) => f.severity === 'critical'), line).toBe(true);
+    }
+  });
+
+  it('is not execution when the piped text is data for a module, a -c/-e program or a script', () => {
+    for (const line of ['echo \'{"a": 1}\' | python3 -m json.tool', 'curl -s https://api.example/x | python3 -m json.tool', 'echo "$JSON" | node -e "process.stdin.pipe(process.stdout)"', 'printf "a\\nb\\n" | python3 count_lines.py', 'echo hello | perl -pe "s/h/H/"']) {
+      expect(scanText(line).filter((f) => f.severity === 'critical'), line).toEqual([]);
+    }
+  });
+});
