@@ -80,10 +80,11 @@ export const QUOTED_SECRET_NAME = /['"][^'"]*(?:key|token|secret|passw(?:or)?d|c
 /** Bounded run of filler words between key words ("ignore *all of your* previous …"). */
 export const W = /(?:\w+\s+){0,6}?/.source;
 /**
- * A shell or interpreter that runs what it reads on standard input: its name, then only flags
- * (none with `m`, `c` or `e`, nor `--eval`/`--command`/`--module`: those take the program from elsewhere), `-` or `/dev/stdin`, and
- * redirections, up to the end of the command. `| python3 -m json.tool` and `| node script.js`
- * read the piped text as data, so they are not execution.
+ * A shell or interpreter that runs what it reads on standard input: its name, then only
+ * flags, `-`, `/dev/stdin` and redirections, up to the end of the command. Flags with `m`,
+ * `c` or `e` (and `--eval`, `--command`, `--module`) take the program from elsewhere, and so
+ * does a script file: `| python3 -m json.tool` and `| node script.js` read the piped text as
+ * data, so they are not execution.
  */
 export const RUNS_INPUT = /(?:sudo\s+(?:-\S+\s+)*)?(?:\S*\/)?(?:env\s+)?(?:(?:ba|z|da|k|fi)?sh|python[0-9.]*|perl|ruby|node|php|pwsh|powershell|iex|source)(?:\s+(?:--(?!eval\b|command\b|module\b)[\w-]*|-(?![a-z]*[mce])[a-z]*|\/dev\/stdin|[0-9]*>>?&?\S*))*\s*(?=$|[|;&)'"`])/.source;
 /** Commands that turn encoded or compressed data back into text. */
