@@ -89,6 +89,8 @@ interface Pending {
   timer: unknown;
 }
 
+const isAutomatic = (trigger: GateTrigger) => trigger !== 'manual' && trigger !== 'manual-no-cache';
+
 /** The local calendar day, as the gate settings' usage counts it. */
 export function localDay(at: number): string {
   const date = new Date(at);
@@ -113,6 +115,8 @@ export class GateRuns {
   readonly #progressListeners = new Set<(skill: string, progress: GateProgress | null) => void>();
   readonly #permissionListeners = new Set<(request: PermissionRequest | null) => void>();
   readonly #declinedHosts = new Set<string>();
+  /** Hosts allowed in this tab (kept even if the settings could not be written). */
+  readonly #allowedHosts = new Set<string>();
   readonly #timers: Timers;
   readonly #unsubscribe: (() => void) | null;
   #generating = false;
@@ -187,10 +191,17 @@ export class GateRuns {
 
   /** The user allowed automatic runs against `host`: remembered in the gate settings. */
   async allowAutomatic(host: string): Promise<void> {
+    this.#allowedHosts.add(host);
+    this.#declinedHosts.delete(host);
     const settings = this.#settings();
-    if (!settings.allowedHosts.includes(host)) await this.deps.updateGateSettings?.({ allowedHosts: [...settings.allowedHosts, host] });
-    this.#setPermission(null);
-    this.#checkAll();
+    try {
+      if (!settings.allowedHosts.includes(host)) await this.deps.updateGateSettings?.({ allowedHosts: [...settings.allowedHosts, host] });
+    } catch (error) {
+      console.warn('[knack] the allowed host could not be saved; it stays allowed in this tab', error);
+    } finally {
+      this.#setPermission(null);
+      this.#checkAll();
+    }
   }
 
   /** The user said no: nothing is asked again for this host in this tab, and waiting runs are dropped. */
@@ -270,7 +281,7 @@ export class GateRuns {
     const used = settings.usage.day === localDay(now) ? settings.usage.requests : 0;
     if (used >= settings.dailyCap) return this.#dropPending(skill);
     const host = remoteHost(this.deps.gateProvider());
-    if (host && !settings.allowedHosts.includes(host)) {
+    if (host && !settings.allowedHosts.includes(host) && !this.#allowedHosts.has(host)) {
       if (this.#declinedHosts.has(host)) return this.#dropPending(skill);
       // Waits (without a timer) until the user answers.
       this.#timers.clear(entry.timer);
@@ -311,13 +322,16 @@ export class GateRuns {
     run.settle = (activity) => {
       if (run.settled) return;
       run.settled = true;
-      this.#finish(run, activity, trigger !== 'manual' && trigger !== 'manual-no-cache');
+      this.#finish(run, activity);
       settle(activity);
     };
     this.#runs.set(skill, run);
     this.deps.record(gateRunningActivity(base));
     this.deps.onUpdate?.();
-    const job: GateJob = { runId: run.runId, skill, policy: this.#settings().policy, ...options };
+    // `automatic` tells the worker to count the run's requests against today's cap (the
+    // worker writes the usage after the run, next to the noise counts).
+    const job: GateJob & { automatic?: boolean } = { runId: run.runId, skill, policy: this.#settings().policy, ...options };
+    if (isAutomatic(trigger)) job.automatic = true;
     const onProgress = (progress: GateProgress) => {
       if (run.settled) return;
       run.progress = progress;
@@ -335,26 +349,13 @@ export class GateRuns {
     return run;
   }
 
-  #finish(run: Run, activity: GateActivity, automatic: boolean): void {
+  #finish(run: Run, activity: GateActivity): void {
     const skill = run.base.skill;
     if (this.#runs.get(skill) === run) this.#runs.delete(skill);
     this.deps.record(activity);
     this.#emitProgress(skill, null);
-    if (automatic && activity.requests > 0) void this.#countUsage(activity.requests);
     this.deps.onUpdate?.();
     // A write during the run left a pending run: it may start now.
     if (this.#pending.has(skill)) this.#check(skill);
-  }
-
-  /** Automatic runs count against today's cap (manual runs do not). */
-  async #countUsage(requests: number): Promise<void> {
-    const usage = this.#settings().usage;
-    const today = localDay(this.deps.now());
-    const before = usage.day === today ? usage.requests : 0;
-    try {
-      await this.deps.updateGateSettings?.({ usage: { day: today, requests: before + requests } });
-    } catch (error) {
-      console.warn('[knack] the gate\u2019s daily usage could not be saved', error);
-    }
   }
 }
