@@ -1,19 +1,44 @@
 /**
  * The tab's learning loop (src/review/learningLoop.ts) wired to the tab's services: the review
  * worker as its backend (comlink and the worker chunk load on the first run), the settings
- * service for the review provider and the intervals, the activity log, the curator record.
- * The idle clock comes from the UI, which feeds it with input events.
+ * service for the review provider and the intervals, the activity log, the curator record,
+ * and for the gate (docs/gate.md, "Triggers") the change feed, the skills' case files and the
+ * gate settings. The idle clock comes from the UI, which feeds it with input events.
  */
+import { parseEvalsFile } from '../gate/evalCases';
+import { EVALS_FILE } from '../gate/gateJob';
+import type { GateSettings } from '../gate/gateSettings';
+import type { ProviderSettings } from '../providers/createProvider';
 import { LearningLoop, type IdleClock } from '../review/learningLoop';
 import type { AppServices } from './appServices';
 import { learningIntervals, reviewProvider } from './settings';
 
-export function createTabLearningLoop(app: AppServices, options: { idle: IdleClock; onUpdate?: () => void }): LearningLoop {
+/** The gate settings for the loop; absent until the settings schema has the `gate` key. */
+export interface GateSettingsAccess {
+  read(): GateSettings;
+  update(change: Partial<GateSettings>): Promise<void>;
+  /** The provider the gate replays with (a separate gate model, else the review provider). */
+  provider(): ProviderSettings;
+}
+
+/** Cases in the skill's evals/evals.json (as parsed by the gate), null when it has none. */
+async function countCases(app: AppServices, skill: string): Promise<number | null> {
+  const { engine } = await app.skills();
+  const entry = engine.catalog.resolve(skill)[0];
+  if (!entry) return null;
+  const text = await app.storage.files.readText(`${entry.dir}/${EVALS_FILE}`);
+  if (text === null) return null;
+  const parsed = parseEvalsFile(text);
+  return parsed.ok ? parsed.file.evals.length : null;
+}
+
+export function createTabLearningLoop(app: AppServices, options: { idle: IdleClock; onUpdate?: () => void; gate?: GateSettingsAccess }): LearningLoop {
+  const gate = options.gate;
   return new LearningLoop({
     createBackend: async () => {
       const { ReviewWorkerClient } = await import('../review/reviewWorkerClient');
       return new ReviewWorkerClient(
-        () => reviewProvider(app.settings).kind === 'webgpu',
+        () => reviewProvider(app.settings).kind === 'webgpu' || gate?.provider().kind === 'webgpu',
         async () => {
           const { engineHost } = await import('../providers/webllm/engineHost');
           return engineHost().connectPort();
@@ -27,5 +52,8 @@ export function createTabLearningLoop(app: AppServices, options: { idle: IdleClo
     notifyPendingChanged: () => app.changes.publish({ type: 'pending-changed' }),
     idle: options.idle,
     onUpdate: options.onUpdate,
+    ...(gate ? { gateSettings: () => gate.read(), updateGateSettings: (change) => gate.update(change), gateProvider: () => gate.provider() } : {}),
+    subscribeChanges: (listener) => app.changes.subscribe(listener),
+    countCases: (skill) => countCases(app, skill),
   });
 }

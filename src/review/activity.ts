@@ -3,6 +3,7 @@ import type { CuratorRun } from '../curator/curator';
 import type { Transition } from '../curator/curatorRules';
 import type { ReviewToolCall } from './reviewRun';
 import type { ReviewRecord } from './reviewScheduler';
+import type { GateJobOutcome } from './reviewWorkerApi';
 
 /**
  * What the Activity view lists (SPEC §8.2, §13): one record per background run — a review or a
@@ -132,6 +133,44 @@ export function curatorActivity(
   if (!result) return record;
   if ('error' in result) return { ...record, status: 'failed', endedAt: result.endedAt, error: result.error, outcome: `Failed: ${result.error}` };
   return { ...record, status: 'done', endedAt: result.endedAt, runAt: result.run.startedAt, transitions: result.run.transitions, outcome: result.run.summary };
+}
+
+export type GateRunBase = Pick<GateActivity, 'id' | 'skill' | 'trigger' | 'startedAt'>;
+
+/** A gate run as it starts (docs/gate.md): nothing measured yet. */
+export function gateRunningActivity(base: GateRunBase): GateActivity {
+  return { kind: 'gate', ...base, status: 'running', requests: 0, cacheHits: 0, outcome: `Verifying ${base.skill}…` };
+}
+
+/**
+ * How a gate run ended. The verdict words are copied from the stored record (the gate's
+ * `decide` is their only producer); `progress` is what the run reported last, for a run that
+ * was stopped before the worker answered.
+ */
+export function gateEndedActivity(
+  base: GateRunBase,
+  outcome: GateJobOutcome,
+  endedAt: number,
+  progress?: { casesDone: number; casesTotal: number; requests: number; cacheHits: number } | null,
+): GateActivity {
+  const spent = { requests: progress?.requests ?? 0, cacheHits: progress?.cacheHits ?? 0 };
+  const ended = { ...gateRunningActivity(base), endedAt };
+  if (outcome.kind === 'failed') return { ...ended, ...spent, status: 'failed', error: outcome.error, outcome: `Failed: ${outcome.error}` };
+  if (outcome.kind === 'cancelled') {
+    return { ...ended, ...spent, status: 'cancelled', outcome: `Cancelled after ${outcome.pairsDone}/${outcome.pairsTotal} pairs; no verdict written` };
+  }
+  const { verdict, code, reason } = outcome.record.verdict;
+  const superseded = outcome.superseded ? ' (superseded: the skill or its cases changed during the run, so it was stored and not applied)' : '';
+  return {
+    ...ended,
+    status: 'done',
+    verdict: { verdict, code, reason },
+    recordId: outcome.record.id,
+    superseded: outcome.superseded,
+    requests: outcome.requests,
+    cacheHits: outcome.cacheHits,
+    outcome: `${verdict}: ${reason}${superseded}`,
+  };
 }
 
 /** Newest first; a record that is still running sorts by its start like any other. */

@@ -8,6 +8,8 @@
  * the app, an in-thread handler in unit tests). Every run is written to the activity log, in
  * order; what a review learned comes back as notices; a review that staged a write tells the
  * Pending views. Nothing here can fail the chat: a review that breaks is recorded as failed.
+ * Gate runs (Verify, and the automatic runs after a skill changed) live in gateRuns.ts on the
+ * same backend and the same ordered activity writes.
  */
 import type { TurnEnd } from '../agent/agentLoop';
 import { decideReview, type LearningCounters, type LearningIntervals, type ReviewKind } from '../agent/learningCounters';
@@ -15,7 +17,11 @@ import type { CuratorRun } from '../curator/curator';
 import { emptyCuratorState, scheduleDecision, type CuratorState } from '../curator/curatorRules';
 import type { ProviderSettings } from '../providers/createProvider';
 import type { ChatMessage } from '../providers/provider';
-import { curatorActivity, reviewActivity, reviewTrigger, type ActivityRecord, type CuratorActivity, type CuratorMode } from './activity';
+import type { GateSettings } from '../gate/gateSettings';
+import type { GateProgress } from '../gate/types';
+import type { StorageChange } from '../storage/changes';
+import { curatorActivity, reviewActivity, reviewTrigger, type ActivityRecord, type CuratorActivity, type CuratorMode, type GateActivity, type GateTrigger } from './activity';
+import { GateRuns, type GateBackend, type PermissionRequest, type Timers } from './gateRuns';
 import { stagedAny } from './reviewRun';
 import type { CuratorRunOptions, ReviewWorkerApi } from './reviewWorkerApi';
 import { ReviewScheduler, type ReviewBackend, type ReviewRecord } from './reviewScheduler';
@@ -38,8 +44,8 @@ export interface LearningNotice {
   text: string;
 }
 
-/** Where runs happen: reviews for the scheduler, and the curator. */
-export interface LearningBackend extends ReviewBackend {
+/** Where runs happen: reviews for the scheduler, the curator, and gate runs. */
+export interface LearningBackend extends ReviewBackend, GateBackend {
   runCurator(options: CuratorRunOptions): Promise<CuratorRun>;
   maybeRunCurator(idleMs: number): Promise<CuratorRun | null>;
 }
@@ -56,6 +62,7 @@ export function inThreadBackend(api: ReviewWorkerApi): LearningBackend {
     reset: () => undefined,
     runCurator: (options) => api.runCurator(options),
     maybeRunCurator: (idleMs) => api.maybeRunCurator(idleMs),
+    runGate: (job, onProgress) => api.runGate(job, onProgress),
   };
 }
 
@@ -102,9 +109,20 @@ export interface LearningLoopDeps {
   /** A review staged a write: Pending views re-read. */
   notifyPendingChanged(): void;
   idle: IdleClock;
-  /** Notices or the running count changed. */
+  /** Notices, the running count, gate runs or the gate's permission question changed. */
   onUpdate?(): void;
   now?(): number;
+  /** The gate settings (settings key "gate"); the defaults when absent. */
+  gateSettings?(): GateSettings;
+  updateGateSettings?(change: Partial<GateSettings>): Promise<void>;
+  /** The gate's provider; the review provider when absent. */
+  gateProvider?(): ProviderSettings;
+  /** Skill changes (the change feed): writes queue automatic gate runs. */
+  subscribeChanges?(listener: (change: StorageChange) => void): () => void;
+  /** Cases in a skill's evals/evals.json, null when it has none. */
+  countCases?(skill: string): Promise<number | null>;
+  /** Timers for the gate's debounce and idle checks (tests pass fake ones). */
+  timers?: Timers;
 }
 
 /** Whether a review has anything to talk to (a server, or a chosen in-browser model). */
@@ -144,12 +162,78 @@ export class LearningLoop {
 
   readonly #backend: LazyBackend;
   readonly #scheduler: ReviewScheduler;
+  readonly #gate: GateRuns;
   /** Activity writes in order, so a run's "done" never lands before its "running". */
   #writes: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: LearningLoopDeps) {
     this.#backend = new LazyBackend(deps.createBackend);
     this.#scheduler = new ReviewScheduler(this.#backend, (record) => this.#onReviewRecord(record), () => this.#now());
+    this.#gate = new GateRuns({
+      backend: () => this.#backend.get(),
+      resetBackend: () => this.#backend.reset(),
+      record: (activity) => this.#record(activity),
+      gateSettings: deps.gateSettings,
+      updateGateSettings: deps.updateGateSettings,
+      gateProvider: () => deps.gateProvider?.() ?? deps.reviewProvider(),
+      idleMs: () => this.idleMs(),
+      subscribeChanges: deps.subscribeChanges,
+      countCases: deps.countCases,
+      timers: deps.timers,
+      now: () => this.#now(),
+      onUpdate: deps.onUpdate,
+    });
+  }
+
+  /** A gate run of the skill now (Verify); while one runs, that one (see gateRuns.ts). */
+  verify(skill: string, options: { useCache?: boolean; trigger?: GateTrigger } = {}): Promise<GateActivity> {
+    return this.#gate.verify(skill, options);
+  }
+
+  /** Stops the skill's gate run; the worker is restarted if it does not stop within 2 s. */
+  cancelVerify(skill: string): Promise<void> {
+    return this.#gate.cancelVerify(skill);
+  }
+
+  isVerifying(skill: string): boolean {
+    return this.#gate.isVerifying(skill);
+  }
+
+  /** Skills with a gate run in flight. */
+  verifying(): string[] {
+    return this.#gate.verifying();
+  }
+
+  /** Progress of a skill's run; null when it ended. Returns the function that unsubscribes. */
+  onGateProgress(listener: (skill: string, progress: GateProgress | null) => void): () => void {
+    return this.#gate.onGateProgress(listener);
+  }
+
+  /** The one-time question before automatic runs talk to a non-local host. */
+  get pendingPermission(): PermissionRequest | null {
+    return this.#gate.pendingPermission;
+  }
+
+  onPermission(listener: (request: PermissionRequest | null) => void): () => void {
+    return this.#gate.onPermission(listener);
+  }
+
+  allowAutomatic(host: string): Promise<void> {
+    return this.#gate.allowAutomatic(host);
+  }
+
+  declineAutomatic(): void {
+    this.#gate.declineAutomatic();
+  }
+
+  /** The chat calls this when a turn starts and ends: automatic gate runs wait for it. */
+  noteGeneration(active: boolean): void {
+    this.#gate.noteGeneration(active);
+  }
+
+  /** Stops listening for skill changes and drops waiting automatic runs. */
+  dispose(): void {
+    this.#gate.dispose();
   }
 
   /** Called when the user sends a message; never blocks the turn. */

@@ -44,7 +44,7 @@ export const CHANGE_PATCH_PREVIEW_CHARS = 200;
 // Security scanner (reference/hermes-spec.md §1.3, §5)
 
 /** Bumped whenever the pattern set changes, so cached scan results can be told apart. */
-export const SCANNER_VERSION = 'knack-skills-guard-1';
+export const SCANNER_VERSION = 'knack-skills-guard-2';
 
 /** Sources whose skills are trusted (a caution verdict is still installed). */
 export const TRUSTED_REPOS: readonly string[] = [

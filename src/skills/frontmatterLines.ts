@@ -11,7 +11,7 @@
  * reliably from broken YAML) and keys with no value. A repeated key keeps its last value.
  */
 
-const KEY_VALUE = /^([^\s#:'"\-][^:]*?|-[^\s:][^:]*?)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$/;
+const KEY_VALUE = /^([^\s#:'"-][^:]*?|-[^\s:][^:]*?)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$/;
 const BLOCK_HEADER = /^([|>])[-+]?[1-9]?(?:[ \t]+#.*)?$/;
 
 function unquote(value: string): string {

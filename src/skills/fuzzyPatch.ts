@@ -1,16 +1,24 @@
 /**
- * Find-and-replace that tolerates the ways a model misquotes a file (SPEC §6,
- * reference/hermes-spec.md §4).
+ * Find-and-replace that tolerates the ways a model misquotes a file (docs/fuzzy-patch.md).
  *
  * Nine strategies are tried in a fixed order, from exact to approximate; the first one that
- * finds anything decides the matches. After a match: an ambiguity check, an escape-drift
- * guard, `\t`/`\r` unescaping, Unicode preservation and re-indentation shape the replacement,
- * which is then spliced in from the end of the text towards the start.
+ * finds anything decides the matches. Before anything is written, guards refuse what would
+ * likely corrupt the file: an old_string of only whitespace, several matches without
+ * replace_all (the error lists where they are), replace_all on an approximate match, escape
+ * drift, and a new_string whose indentation does not fit the matched block. Then `\t`/`\r`
+ * unescaping, Unicode preservation and re-indentation shape the replacement, which is spliced
+ * in from the end of the text towards the start.
+ *
+ * Line endings: a CRLF file stays CRLF. Line spans end before a line's `\r`, and a replacement
+ * with bare `\n` landing in a CRLF region gets `\r\n` (`matchLineEndings`). This is a
+ * deliberate Knack improvement over the Hermes behaviour this module otherwise follows: keep it.
  *
  * Speed matters (≤ 10 ms on a 100,000-character file for a whitespace-only match and for a
- * no-match): the file's lines, their trimmed forms and the normalised texts are each built
- * once per call, line scans compare the first line before anything else, and the similarity
- * strategies reject hopeless pairs with cheap bounds before computing a real ratio.
+ * no-match): the exact strategy searches the raw text and nothing is split into lines until
+ * a later strategy needs it; the file's lines, their trimmed forms and the normalised texts
+ * are then each built once per call, line scans compare the first line before anything else,
+ * and the similarity strategies reject hopeless pairs with cheap bounds before computing a
+ * real ratio.
  */
 import { FILE_PREVIEW_CHARS } from './constants';
 
@@ -37,157 +45,19 @@ export interface FuzzyReplaceResult {
 }
 
 /** Message when nothing matched; `formatNoMatchHint` keys on its first words. */
-export const NO_MATCH_ERROR = 'Could not find a match for old_string in the file';
+export const NO_MATCH_ERROR =
+  'Could not find a match for old_string in the file. Re-read the file with skill_view and copy the lines to change exactly, with enough context to be unique.';
 
 /** [start, end) offsets into the file. */
 type Span = readonly [number, number];
 
-// =============================================================================================
-// Similarity (difflib SequenceMatcher semantics, no junk heuristic)
-//
-// Hermes' thresholds (0.3, 0.5, 0.7, 0.8) were tuned against difflib's ratio: matching
-// blocks are found by repeatedly taking the longest common substring, and
-// ratio = 2·matched / (len(a) + len(b)).
+// Similarity lives in textSimilarity.ts; re-exported for callers and tests of the patch.
+export { editOpcodes, matchingBlocks, ratioIfAtLeast, similarityRatio, type EditOpcode, type MatchingBlock } from './textSimilarity';
+import { editOpcodes, ratioIfAtLeast } from './textSimilarity';
+import { firstNonBlankLine, reindentReplacement, suspiciousIndentation } from './patchIndentation';
 
-export interface MatchingBlock {
-  aStart: number;
-  bStart: number;
-  size: number;
-}
+export { reindentReplacement, suspiciousIndentation } from './patchIndentation';
 
-export interface EditOpcode {
-  op: 'equal' | 'replace' | 'delete' | 'insert';
-  aStart: number;
-  aEnd: number;
-  bStart: number;
-  bEnd: number;
-}
-
-/** Every matching block of `a` and `b`, in order, adjacent blocks merged. */
-export function matchingBlocks(a: string, b: string): MatchingBlock[] {
-  const la = a.length;
-  const lb = b.length;
-  if (la === 0 || lb === 0) return [];
-  const positions = new Map<number, number[]>();
-  for (let j = 0; j < lb; j++) {
-    const c = b.charCodeAt(j);
-    const list = positions.get(c);
-    if (list) list.push(j);
-    else positions.set(c, [j]);
-  }
-  // runLength[j + 1] = length of the common run ending at b[j] in the row stamped runRow[j + 1].
-  // Stamps increase across every row of every search, so nothing needs clearing.
-  const runLength = new Int32Array(lb + 1);
-  const runRow = new Int32Array(lb + 1);
-  let stamp = 0;
-
-  const longest = (alo: number, ahi: number, blo: number, bhi: number): MatchingBlock => {
-    let bestI = alo;
-    let bestJ = blo;
-    let bestSize = 0;
-    let previous = -1;
-    for (let i = alo; i < ahi; i++) {
-      const row = ++stamp;
-      const list = positions.get(a.charCodeAt(i));
-      if (list) {
-        // Descending j: slot j still holds the previous row's run when slot j + 1 is written.
-        for (let p = list.length - 1; p >= 0; p--) {
-          const j = list[p];
-          if (j >= bhi) continue;
-          if (j < blo) break;
-          const k = runRow[j] === previous ? runLength[j] + 1 : 1;
-          runLength[j + 1] = k;
-          runRow[j + 1] = row;
-          if (k > bestSize || (k === bestSize && i - k + 1 === bestI && j - k + 1 < bestJ)) {
-            bestI = i - k + 1;
-            bestJ = j - k + 1;
-            bestSize = k;
-          }
-        }
-      }
-      previous = row;
-    }
-    return { aStart: bestI, bStart: bestJ, size: bestSize };
-  };
-
-  const found: MatchingBlock[] = [];
-  const queue: Array<[number, number, number, number]> = [[0, la, 0, lb]];
-  while (queue.length > 0) {
-    const [alo, ahi, blo, bhi] = queue.pop()!;
-    const block = longest(alo, ahi, blo, bhi);
-    if (block.size === 0) continue;
-    found.push(block);
-    if (alo < block.aStart && blo < block.bStart) queue.push([alo, block.aStart, blo, block.bStart]);
-    const aAfter = block.aStart + block.size;
-    const bAfter = block.bStart + block.size;
-    if (aAfter < ahi && bAfter < bhi) queue.push([aAfter, ahi, bAfter, bhi]);
-  }
-  found.sort((x, y) => x.aStart - y.aStart);
-  const merged: MatchingBlock[] = [];
-  for (const block of found) {
-    const last = merged[merged.length - 1];
-    if (last && last.aStart + last.size === block.aStart && last.bStart + last.size === block.bStart) last.size += block.size;
-    else merged.push({ ...block });
-  }
-  return merged;
-}
-
-/** The edit that turns `a` into `b` (difflib `get_opcodes`). */
-export function editOpcodes(a: string, b: string): EditOpcode[] {
-  const ops: EditOpcode[] = [];
-  let i = 0;
-  let j = 0;
-  for (const block of [...matchingBlocks(a, b), { aStart: a.length, bStart: b.length, size: 0 }]) {
-    if (i < block.aStart || j < block.bStart) {
-      const op = i < block.aStart && j < block.bStart ? 'replace' : i < block.aStart ? 'delete' : 'insert';
-      ops.push({ op, aStart: i, aEnd: block.aStart, bStart: j, bEnd: block.bStart });
-    }
-    if (block.size > 0) {
-      ops.push({ op: 'equal', aStart: block.aStart, aEnd: block.aStart + block.size, bStart: block.bStart, bEnd: block.bStart + block.size });
-    }
-    i = block.aStart + block.size;
-    j = block.bStart + block.size;
-  }
-  return ops;
-}
-
-/** difflib `ratio()`; two empty strings are identical (1.0). */
-export function similarityRatio(a: string, b: string): number {
-  const total = a.length + b.length;
-  if (total === 0) return 1;
-  let matched = 0;
-  for (const block of matchingBlocks(a, b)) matched += block.size;
-  return (2 * matched) / total;
-}
-
-const sharedCharCounts = new Map<number, number>();
-
-/**
- * The ratio when it can reach `threshold`, else -1. Two upper bounds go first: one from the
- * lengths (difflib `real_quick_ratio`) and one from shared characters regardless of order
- * (`quick_ratio`); most unrelated line pairs stop there.
- */
-export function ratioIfAtLeast(a: string, b: string, threshold: number): number {
-  const total = a.length + b.length;
-  if (total === 0) return 1;
-  if ((2 * Math.min(a.length, b.length)) / total < threshold) return -1;
-  sharedCharCounts.clear();
-  for (let i = 0; i < b.length; i++) {
-    const c = b.charCodeAt(i);
-    sharedCharCounts.set(c, (sharedCharCounts.get(c) ?? 0) + 1);
-  }
-  let shared = 0;
-  for (let i = 0; i < a.length; i++) {
-    const c = a.charCodeAt(i);
-    const left = sharedCharCounts.get(c);
-    if (left) {
-      shared++;
-      sharedCharCounts.set(c, left - 1);
-    }
-  }
-  if ((2 * shared) / total < threshold) return -1;
-  return similarityRatio(a, b);
-}
 
 // =============================================================================================
 // Text helpers
@@ -415,8 +285,21 @@ function unescapeNewlinesTabs(text: string): string {
 interface MatchContext {
   content: string;
   old: string;
-  file: FileLines;
+  /** The file split into lines: built on first use, so an exact match never splits the file. */
+  readonly file: FileLines;
   patternLines: string[];
+}
+
+function matchContext(content: string, old: string): MatchContext {
+  let file: FileLines | undefined;
+  return {
+    content,
+    old,
+    patternLines: old.split('\n'),
+    get file() {
+      return (file ??= new FileLines(content));
+    },
+  };
 }
 
 interface StrategyMatch {
@@ -512,19 +395,36 @@ function strategyBlockAnchor(ctx: MatchContext): StrategyMatch {
   return { spans };
 }
 
+/** Similarity a pattern line needs in context_aware; a blank pattern line needs a blank line. */
+const CONTEXT_LINE_SIMILARITY = 0.8;
+
+function contextLineFits(fileLine: string, patternLine: string): boolean {
+  if (patternLine === '') return fileLine === '';
+  return ratioIfAtLeast(fileLine, patternLine, CONTEXT_LINE_SIMILARITY) >= CONTEXT_LINE_SIMILARITY;
+}
+
+/**
+ * Sliding windows of the pattern's line count. The first and last non-blank pattern lines are
+ * anchors, checked first; then every line must fit, not just half of them: with a half rule a
+ * pattern whose middle lines are unrelated to the file still matched, and the patch deleted
+ * the real lines between the anchors. Blank pattern lines must meet blank lines for the same
+ * reason (a blank must never swallow a real line).
+ */
 function strategyContextAware(ctx: MatchContext): StrategyMatch {
   const pattern = ctx.patternLines.map(trim);
   const k = pattern.length;
+  const firstAnchor = pattern.findIndex((line) => line !== '');
+  if (firstAnchor === -1) return { spans: [] };
+  let lastAnchor = k - 1;
+  while (pattern[lastAnchor] === '') lastAnchor--;
   const trimmed = ctx.file.trimmed;
-  const needed = Math.ceil(k * 0.5);
   const spans: Span[] = [];
   for (let i = 0; i + k <= trimmed.length; i++) {
-    let hits = 0;
-    for (let j = 0; j < k; j++) {
-      if (ratioIfAtLeast(trimmed[i + j], pattern[j], 0.8) >= 0.8) hits++;
-      else if (hits + (k - j - 1) < needed) break; // cannot reach half any more
-    }
-    if (hits >= needed) spans.push(ctx.file.span(i, k));
+    if (!contextLineFits(trimmed[i + firstAnchor], pattern[firstAnchor])) continue;
+    if (lastAnchor !== firstAnchor && !contextLineFits(trimmed[i + lastAnchor], pattern[lastAnchor])) continue;
+    let j = 0;
+    while (j < k && (j === firstAnchor || j === lastAnchor || contextLineFits(trimmed[i + j], pattern[j]))) j++;
+    if (j === k) spans.push(ctx.file.span(i, k));
   }
   return { spans };
 }
@@ -543,7 +443,7 @@ const STRATEGIES: ReadonlyArray<[MatchStrategy, (ctx: MatchContext) => StrategyM
 
 /** Run the strategies in order; the first with any match wins. Exported for tests and tools. */
 export function findMatches(content: string, oldString: string): { strategy: MatchStrategy; spans: Span[]; unicodeExact: boolean } | null {
-  const ctx: MatchContext = { content, old: oldString, file: new FileLines(content), patternLines: oldString.split('\n') };
+  const ctx = matchContext(content, oldString);
   for (const [name, run] of STRATEGIES) {
     const found = run(ctx);
     if (found.spans.length > 0) return { strategy: name, spans: found.spans, unicodeExact: found.unicodeExact === true };
@@ -576,40 +476,6 @@ function unescapeTabsAndReturns(newString: string, region: string): string {
   if (region.includes('\t') && out.includes('\\t')) out = out.replace(/\\t/g, '\t');
   if (region.includes('\r') && out.includes('\\r')) out = out.replace(/\\r/g, '\r');
   return out;
-}
-
-function leadingBlank(line: string): string {
-  let i = 0;
-  while (i < line.length && (line[i] === ' ' || line[i] === '\t')) i++;
-  return line.slice(0, i);
-}
-
-function firstNonBlankLine(text: string): string | null {
-  for (const line of text.split('\n')) if (line.trim() !== '') return line;
-  return null;
-}
-
-/**
- * Move new_string onto the file's indentation: the base indent (old_string's first non-blank
- * line) becomes the region's base indent; deeper lines keep their extra indent; shallower
- * lines sit at the file base; blank lines stay as they are.
- */
-export function reindentReplacement(region: string, oldString: string, newString: string): string {
-  if (newString === '') return newString;
-  const oldFirst = firstNonBlankLine(oldString);
-  const regionFirst = firstNonBlankLine(region);
-  if (oldFirst === null || regionFirst === null) return newString;
-  const oldBase = leadingBlank(oldFirst);
-  const fileBase = leadingBlank(regionFirst);
-  if (oldBase === fileBase) return newString;
-  return newString
-    .split('\n')
-    .map((line) => {
-      if (line.trim() === '') return line;
-      if (line.startsWith(oldBase)) return fileBase + line.slice(oldBase.length);
-      return fileBase + line.trimStart();
-    })
-    .join('\n');
 }
 
 /**
@@ -647,7 +513,10 @@ function preserveUnicode(region: string, oldString: string, newString: string): 
   return out;
 }
 
-/** In a CRLF region or line, bare `\n` in the replacement becomes `\r\n`. */
+/**
+ * In a CRLF region or line, bare `\n` in the replacement becomes `\r\n`, so a patch never
+ * leaves a file with mixed line endings (a deliberate Knack improvement over Hermes).
+ */
 function matchLineEndings(replacement: string, content: string, span: Span): string {
   if (!replacement.includes('\n')) return replacement;
   const lineEnd = content.indexOf('\n', span[0]);
@@ -672,24 +541,60 @@ function nonOverlapping(spans: Span[]): Span[] {
 // =============================================================================================
 // Entry points
 
+/** How many match locations an ambiguity error lists. */
+const LISTED_MATCHES = 5;
+
+/** `line 3: "text"` for each span (1-based line of the span's start), at most LISTED_MATCHES. */
+function describeMatchLocations(content: string, spans: readonly Span[]): string {
+  const sorted = [...spans].sort((a, b) => a[0] - b[0]);
+  const described: string[] = [];
+  let line = 1;
+  let scanned = 0;
+  for (const [start] of sorted.slice(0, LISTED_MATCHES)) {
+    for (let at = content.indexOf('\n', scanned); at !== -1 && at < start; at = content.indexOf('\n', at + 1)) line++;
+    scanned = start;
+    const lineStart = content.lastIndexOf('\n', start - 1) + 1;
+    const lineEnd = content.indexOf('\n', start);
+    const text = content.slice(lineStart, lineEnd === -1 ? content.length : lineEnd).trim();
+    described.push(`line ${line}: ${JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)}`);
+  }
+  const more = sorted.length - described.length;
+  return described.join('; ') + (more > 0 ? `; and ${more} more` : '');
+}
+
+function ambiguityError(content: string, spans: readonly Span[], strategy: MatchStrategy): string {
+  const where = describeMatchLocations(content, spans);
+  const fix =
+    strategy === 'exact'
+      ? 'Provide more context to make it unique, or use replace_all=True to change every match.'
+      : 'Include more of the surrounding lines in old_string so it matches one place only (replace_all only applies to exact matches).';
+  return `Found ${spans.length} matches for old_string (${where}). ${fix}`;
+}
+
 /**
- * Replace `oldString` with `newString` in `content` (reference/hermes-spec.md §4).
- * Never throws; an error leaves `content` unchanged and `count` 0.
+ * Replace `oldString` with `newString` in `content` (docs/fuzzy-patch.md).
+ * Never throws; an error leaves `content` unchanged and `count` 0, and says what to do next.
  */
 export function fuzzyFindAndReplace(content: string, oldString: string, newString: string, replaceAll = false): FuzzyReplaceResult {
   const unchanged = (error: string): FuzzyReplaceResult => ({ content, count: 0, strategy: null, error });
   if (oldString === '') return unchanged('old_string cannot be empty');
+  if (oldString.trim() === '') {
+    return unchanged('old_string is only whitespace: provide non-blank text to match (copy the lines to change from skill_view).');
+  }
   if (oldString === newString) return unchanged('old_string and new_string are identical');
 
   const found = findMatches(content, oldString);
   if (!found) return unchanged(NO_MATCH_ERROR);
   const { strategy } = found;
-  if (found.spans.length > 1 && !replaceAll) {
+  if (replaceAll && strategy !== 'exact') {
+    // An approximate strategy can match look-alike blocks the model never meant; changing all
+    // of them at once is how a patch spreads damage, so only a literal match may be repeated.
     return unchanged(
-      `Found ${found.spans.length} matches for old_string. Provide more context to make it unique, ` +
-        'or use replace_all=True to change every match.',
+      `replace_all only applies to exact matches: old_string matched only approximately (strategy ${strategy}). ` +
+        'Copy old_string exactly from skill_view to replace every occurrence, or patch one place at a time without replace_all.',
     );
   }
+  if (found.spans.length > 1 && !replaceAll) return unchanged(ambiguityError(content, found.spans, strategy));
   const spans = nonOverlapping(found.spans);
   const regions = spans.map(([s, e]) => content.slice(s, e));
 
@@ -706,7 +611,11 @@ export function fuzzyFindAndReplace(content: string, oldString: string, newStrin
     let preserved: string | null = null;
     if (strategy === 'unicode_normalized' && found.unicodeExact) preserved = preserveUnicode(region, oldString, replacement);
     if (preserved !== null) replacement = preserved;
-    else if (strategy !== 'exact') replacement = reindentReplacement(region, oldString, replacement);
+    else if (strategy !== 'exact') {
+      const indentation = suspiciousIndentation(region, oldString, replacement);
+      if (indentation) return unchanged(indentation);
+      replacement = reindentReplacement(region, oldString, replacement);
+    }
     replacement = matchLineEndings(replacement, content, span);
     result = result.slice(0, span[0]) + replacement + result.slice(span[1]);
   }

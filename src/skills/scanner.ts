@@ -1,5 +1,5 @@
 /**
- * Static security scanner for skills (SPEC §6, reference/hermes-spec.md §5).
+ * Static security scanner for skills (docs/scanner-patterns.md).
  *
  * A learned or imported skill is a prompt that will be obeyed later, so every write the
  * model makes and every import is scanned. The scanner looks for exfiltration, prompt
@@ -9,8 +9,9 @@
  * The verdict (dangerous / caution / safe) and the source's trust level decide, through the
  * install policy, whether a skill is allowed, blocked or needs the user's confirmation.
  *
- * The regular expressions are Knack's own, written from the behaviour described in the
- * spec. Matching is case-insensitive and line-based: one finding per pattern per line.
+ * The patterns, grouped into classes with one severity each, are in scannerPatterns.ts.
+ * Matching is line-based, one finding per pattern per line, and case-insensitive except
+ * where a pattern confirms its match case-sensitively (code in a case-sensitive language).
  * For speed (100,000 characters in ≤ 15 ms) each pattern runs once over the whole text
  * (compiled so it cannot cross a line break), patterns whose literal hint is absent from
  * the text are skipped, and after a hit the scan jumps to the next line.
@@ -24,22 +25,10 @@ import {
   SCAN_IGNORE_FILES,
   TRUSTED_REPOS,
 } from './constants';
+import { INVISIBLE_UNICODE_ID, STAGED_SECRET_UPLOAD_ID, THREAT_PATTERNS, type Severity, type ThreatCategory } from './scannerPatterns';
 
-export type Severity = 'critical' | 'high' | 'medium' | 'low';
-export type ThreatCategory =
-  | 'exfiltration'
-  | 'injection'
-  | 'obfuscation'
-  | 'persistence'
-  | 'supply_chain'
-  | 'network'
-  | 'destructive'
-  | 'execution'
-  | 'credential_exposure'
-  | 'traversal'
-  | 'privilege_escalation'
-  | 'mining'
-  | 'structural';
+export type { Severity, ThreatCategory, ThreatPattern, ScannerClass } from './scannerPatterns';
+export { SCANNER_CLASSES, THREAT_PATTERNS, confineToLine } from './scannerPatterns';
 export type Verdict = 'safe' | 'caution' | 'dangerous';
 export type TrustLevel = 'builtin' | 'trusted' | 'community' | 'agent-created';
 export type InstallDecision = 'allow' | 'block' | 'ask';
@@ -56,216 +45,6 @@ export interface Finding {
   match: string;
   description: string;
 }
-
-export interface ThreatPattern {
-  id: string;
-  category: ThreatCategory;
-  severity: Severity;
-  description: string;
-  /** Lowercase literals; the pattern can only match when the text contains one of them. */
-  hints: readonly string[];
-  /** Case-insensitive, global, multiline; compiled so that no match spans a line break. */
-  regex: RegExp;
-}
-
-// =============================================================================================
-// Patterns
-
-/**
- * Rewrite a regex source so it stays within one line: `\s` outside a class becomes "blank
- * other than a line break", and every negated class also excludes `\n`. Without this, a
- * `[^"]*` could run across the whole file and turn one scan into quadratic work.
- */
-export function confineToLine(source: string): string {
-  let out = '';
-  let inClass = false;
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i];
-    if (c === '\\') {
-      const next = source[i + 1] ?? '';
-      out += !inClass && next === 's' ? '[^\\S\\n]' : c + next;
-      i++;
-      continue;
-    }
-    if (!inClass && c === '[') {
-      inClass = true;
-      if (source[i + 1] === '^') {
-        out += '[^\\n';
-        i++;
-      } else out += c;
-      continue;
-    }
-    if (inClass && c === ']') inClass = false;
-    out += c;
-  }
-  return out;
-}
-
-type PatternSpec = [id: string, category: ThreatCategory, severity: Severity, hints: string[], regex: RegExp, description: string];
-
-/** Secret-looking variable names, used by several exfiltration patterns. */
-const SECRET_NAME = /\w*(?:key|token|secret|passw(?:or)?d|credential|api)\w*/.source;
-const QUOTED_SECRET_NAME = /['"][^'"]*(?:key|token|secret|passw(?:or)?d|credential)[^'"]*['"]/.source;
-/** Bounded run of filler words between key words ("ignore *all of your* previous …"). */
-const W = /(?:\w+\s+){0,6}?/.source;
-
-const PATTERN_SPECS: PatternSpec[] = [
-  // ---- exfiltration: sending secrets or private files somewhere
-  ['env_exfil_curl', 'exfiltration', 'critical', ['curl'], new RegExp(`\\bcurl\\b.*\\$\\{?${SECRET_NAME}`), 'curl request that interpolates a secret-named environment variable'],
-  ['env_exfil_wget', 'exfiltration', 'critical', ['wget'], new RegExp(`\\bwget\\b.*\\$\\{?${SECRET_NAME}`), 'wget request that interpolates a secret-named environment variable'],
-  ['env_exfil_fetch', 'exfiltration', 'critical', ['fetch'], new RegExp(`\\bfetch\\s*\\(.*(?:\\$\\{|process\\.env\\b).*(?:key|token|secret|passw|credential|api)`), 'fetch() call that sends a secret-named variable'],
-  ['env_exfil_httpx', 'exfiltration', 'critical', ['httpx'], new RegExp(`\\bhttpx\\.\\w+\\s*\\(.*(?:environ|getenv|\\$\\{).*(?:key|token|secret|passw|credential|api)`), 'httpx call that sends a secret-named variable'],
-  ['env_exfil_requests', 'exfiltration', 'critical', ['requests'], new RegExp(`\\brequests\\.\\w+\\s*\\(.*(?:environ|getenv|\\$\\{).*(?:key|token|secret|passw|credential|api)`), 'requests call that sends a secret-named variable'],
-  ['ssh_dir_access', 'exfiltration', 'high', ['.ssh'], /(?:~|\$\{?HOME\}?|\/home\/\w+|\/root)\/\.ssh\b|\.ssh\/(?:id_\w+|known_hosts)/, 'reads the SSH key folder'],
-  ['aws_dir_access', 'exfiltration', 'high', ['.aws'], /(?:~|\$\{?HOME\}?|\/home\/\w+|\/root)\/\.aws\b|\.aws\/credentials/, 'reads AWS credentials'],
-  ['gpg_dir_access', 'exfiltration', 'high', ['.gnupg'], /(?:~|\$\{?HOME\}?|\/home\/\w+|\/root)\/\.gnupg\b/, 'reads the GnuPG keyring'],
-  ['kube_dir_access', 'exfiltration', 'high', ['.kube'], /(?:~|\$\{?HOME\}?|\/home\/\w+|\/root)\/\.kube\b|\.kube\/config\b/, 'reads Kubernetes credentials'],
-  ['docker_dir_access', 'exfiltration', 'high', ['.docker'], /(?:~|\$\{?HOME\}?|\/home\/\w+|\/root)\/\.docker\b|\.docker\/config\.json/, 'reads Docker registry credentials'],
-  ['hermes_env_access', 'exfiltration', 'critical', ['.hermes'], /\.hermes\/\.env\b/, "reads the agent's own secrets file"],
-  ['read_secrets_file', 'exfiltration', 'critical', ['.env', 'credentials', '.netrc', '.pgpass', '.npmrc', '.pypirc'], /\b(?:cat|less|more|head|tail|bat|type)\s+(?![<>])[^\n|;&<>]*?(?:\.env\b|\bcredentials\b|\.netrc\b|\.pgpass\b|\.npmrc\b|\.pypirc\b)/, 'prints a file that usually holds secrets'],
-  ['dump_all_env', 'exfiltration', 'high', ['printenv', 'env'], /\bprintenv\s*(?:$|[|>;&])|(?:^|[;&|]\s*|\$\(\s*)env\s*(?:$|[|>])/, 'dumps every environment variable'],
-  ['python_os_environ', 'exfiltration', 'high', ['environ'], /\bos\.environ\b(?!\s*(?:\.get\s*\(|\[|\.setdefault|\.copy\(\)\s*$))/, 'reads the whole Python environment'],
-  ['python_environ_get_secret', 'exfiltration', 'critical', ['environ'], new RegExp(`\\bos\\.environ(?:\\.get\\s*\\(|\\s*\\[)\\s*${QUOTED_SECRET_NAME}`), 'reads a secret-named environment variable in Python'],
-  ['python_getenv_secret', 'exfiltration', 'critical', ['getenv'], new RegExp(`\\bos\\.getenv\\s*\\(\\s*${QUOTED_SECRET_NAME}`), 'reads a secret-named environment variable with os.getenv'],
-  ['node_process_env', 'exfiltration', 'high', ['process.env'], /\bprocess\.env(?:\.\w*|\[\s*['"][^'"]*)(?:key|token|secret|passw|credential)/, 'reads a secret-named environment variable in Node'],
-  ['ruby_env_secret', 'exfiltration', 'critical', ['env'], new RegExp(`\\bENV\\s*\\[\\s*${QUOTED_SECRET_NAME}`), 'reads a secret-named environment variable in Ruby'],
-  ['dns_exfil', 'exfiltration', 'critical', ['dig', 'nslookup', 'host'], /\b(?:dig|nslookup|host)\s+[^\n]*\$[({\w]/, 'DNS lookup of a name built from a variable (DNS exfiltration)'],
-  ['tmp_staging', 'exfiltration', 'high', ['/tmp'], /\b(?:cp|cat|tar|zip|mv)\b[^\n]*(?:\.env\b|\.ssh\b|id_rsa|credentials|\.aws\b|\.netrc)[^\n]*\/tmp\//, 'stages private files in /tmp'],
-  ['md_image_exfil', 'exfiltration', 'high', ['${'], /!\[[^\]]*\]\(\s*https?:\/\/[^)\s]*\$\{/, 'markdown image whose URL carries interpolated data'],
-  ['md_link_exfil', 'exfiltration', 'high', ['${'], /(?<!!)\[[^\]]*\]\(\s*https?:\/\/[^)\s]*\$\{/, 'markdown link whose URL carries interpolated data'],
-  ['context_exfil', 'exfiltration', 'high', ['http'], new RegExp(`\\b(?:send|post|upload|transmit|forward|exfiltrate|leak)\\s+${W}(?:the\\s+)?(?:conversation|chat\\s+history|context|system\\s+prompt|session|memory|memories|user\\s+data)\\b.*https?://`), 'sends the conversation or context to a URL'],
-  ['send_to_url', 'exfiltration', 'medium', ['http'], new RegExp(`\\b(?:send|post|upload|submit|forward|report)\\s+${W}to\\s+https?://`), 'tells the agent to send data to a URL'],
-  ['pipe_to_netcat', 'exfiltration', 'critical', ['nc', 'netcat'], /\|\s*(?:nc|ncat|netcat)\s+[\w.-]+\s+\d{2,5}\b/, 'pipes data into a raw network connection'],
-  ['curl_upload_secret', 'exfiltration', 'critical', ['curl'], /\bcurl\b[^\n]*(?:-d|--data(?:-binary|-raw)?|-F|--form|-T|--upload-file)\s*['"]?[^\n]*@?[^\n]*(?:\.env\b|\.ssh\/|id_rsa|\.aws\/|credentials|\.netrc)/, 'uploads a private file with curl'],
-
-  // ---- injection: text that tries to take over the agent
-  ['prompt_injection_ignore', 'injection', 'critical', ['ignore'], new RegExp(`\\bignore\\s+${W}(?:previous|all|above|prior|earlier|preceding|any)\\s+${W}(?:instructions|prompts?|rules|directions|guidelines|context)\\b`), 'asks the agent to ignore its instructions'],
-  ['role_hijack', 'injection', 'high', ['you'], /\byou(?:\s+are|'re)\s+(?:\w+\s+){0,3}?now\s+(?:a|an|the|my|acting|operating|in|called|named|free|unrestricted|no\s+longer|dan)\b/, 'tries to give the agent a new identity'],
-  ['deception_hide', 'injection', 'critical', ['user'], new RegExp(`\\b(?:do\\s+not|don'?t|never)\\s+${W}(?:tell|inform|mention|reveal|show|notify|alert|let)\\s+${W}(?:the\\s+)?user\\b`), 'tells the agent to hide something from the user'],
-  ['sys_prompt_override', 'injection', 'critical', ['system', 'developer'], new RegExp(`\\b(?:override|replace|overwrite|ignore|bypass|disable|forget|discard)\\s+${W}(?:system|developer)\\s+(?:prompt|message|instructions?)\\b`), 'tries to override the system prompt'],
-  ['role_pretend', 'injection', 'high', ['pretend', 'act', 'roleplay', 'imagine'], /\b(?:pretend|act\s+as\s+if|roleplay\s+as|imagine)\s+(?:\w+\s+){0,4}?(?:are|were|have|had|to\s+be)\s+(?:\w+\s+){0,3}?(?:no|without|unrestricted|unfiltered|evil|jailbroken|uncensored)\b/, 'asks the agent to pretend it has no rules'],
-  ['disregard_rules', 'injection', 'critical', ['disregard'], new RegExp(`\\bdisregard\\s+${W}(?:rules|instructions|guidelines|policies|restrictions|safety|constraints|programming)\\b`), 'asks the agent to disregard its rules'],
-  ['leak_system_prompt', 'injection', 'high', ['prompt', 'instructions', 'developer'], new RegExp(`\\b(?:reveal|print|output|show|repeat|leak|dump|display|disclose)\\s+${W}(?:system\\s+prompt|initial\\s+instructions|hidden\\s+instructions|developer\\s+message)\\b`), 'asks the agent to reveal its system prompt'],
-  ['conditional_deception', 'injection', 'high', ['if'], /\bif\s+(?:\w+\s+){0,4}?(?:user|human|they|anyone)\s+(?:\w+\s+){0,3}?(?:asks?|questions?|checks?|wonders?)\b.*\b(?:lie|deny|pretend|say\s+(?:nothing|no)|make\s+up)\b/, 'tells the agent to deceive when asked'],
-  ['bypass_restrictions', 'injection', 'high', ['bypass', 'circumvent', 'evade', 'around'], new RegExp(`\\b(?:bypass|circumvent|evade|get\\s+around|work\\s+around)\\s+${W}(?:safety|security|content|restrictions?|filters?|guardrails?|moderation|polic(?:y|ies)|limitations?)\\b`), 'asks the agent to get around its safeguards'],
-  ['translate_execute', 'injection', 'high', ['translate', 'decode'], /\b(?:translate|decode)\b.*\b(?:then|and)\s+(?:execute|run|eval(?:uate)?|follow)\b/, 'hides an instruction behind translation or decoding'],
-  ['html_comment_injection', 'injection', 'high', ['<!--'], /<!--.*\b(?:ignore|disregard|override|system\s+prompt|you\s+(?:must|are|should)|assistant|instructions?)\b/, 'instructions hidden in an HTML comment'],
-  ['hidden_div', 'injection', 'high', ['style'], /<(?:div|span|p|section)\b[^>]*style\s*=\s*['"][^'"]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0)/, 'content hidden from the reader with CSS'],
-  ['jailbreak_dan', 'injection', 'critical', ['dan', 'anything'], /\b(?:DAN\s+mode|do\s+anything\s+now|you\s+are\s+DAN)\b/, 'DAN jailbreak'],
-  ['jailbreak_dev_mode', 'injection', 'high', ['mode'], /\b(?:(?:you\s+are|you're)\s+(?:now\s+)?in|enter(?:ing)?|activate|switch\s+to)\s+(?:developer|dev|god|jailbreak|unrestricted|sudo)\s+mode\b/, '"developer mode" jailbreak'],
-  ['hypothetical_bypass', 'injection', 'high', ['hypothetical', 'fictional'], /\b(?:hypothetical(?:ly)?|fictional|in\s+a\s+story)\b.*\b(?:no\s+rules|no\s+restrictions|no\s+limits|ignore|bypass|without\s+(?:any\s+)?(?:limits|restrictions|filters|rules))\b/, 'uses a hypothetical to lift restrictions'],
-  ['educational_pretext', 'injection', 'medium', ['purpose'], /\bfor\s+(?:purely\s+)?(?:educational|research|academic|testing)\s+purposes?\s+only\b/, '"for educational purposes only" pretext'],
-  ['remove_filters', 'injection', 'high', ['filter', 'safety', 'polic', 'censor', 'guardrail'], /\b(?:remove|disable|turn\s+off|drop|strip|lift)\s+(?:\w+\s+){0,3}?(?:filters|safety\s+(?:filters|checks|guidelines|measures)|content\s+polic(?:y|ies)|censorship|guardrails)\b/, 'asks the agent to drop its safety filters'],
-  ['fake_update', 'injection', 'high', ['update', 'instruction', 'directive'], /\b(?:new|updated|urgent|important|official)\s+(?:system\s+)?(?:update|instructions?|directive|message)\s*(?:from|by)\s+(?:anthropic|openai|the\s+developers?|your\s+(?:creators?|developers?)|the\s+system\s+admin(?:istrator)?|nous\s*research|hermes|knack)\b/, 'pretends to be an update from the vendor'],
-  ['fake_policy', 'injection', 'medium', ['polic'], /\b(?:new|updated|revised|latest|official|current)\s+(?:\w+\s+){0,3}?polic(?:y|ies)\b.*\b(?:allows?|permits?|permitted|authori[sz]e[sd]?|no\s+longer\s+(?:applies|apply|restricts?))\b/, 'claims a policy change that permits something'],
-  ['fake_system_tag', 'injection', 'high', ['system', 'im_start'], /<\s*\/?\s*(?:system|im_start|\|im_start\|)\s*>|\[\s*system\s*\]\s*:/, 'fake system or chat-template tag'],
-
-  // ---- obfuscation: hiding what a command does
-  ['base64_decode_pipe', 'obfuscation', 'high', ['base64'], /\bbase64\s+(?:-d|-D|--decode)\b.*\|/, 'decodes base64 and pipes it on'],
-  ['hex_encoded_string', 'obfuscation', 'medium', ['\\x'], /(?:\\x[0-9a-f]{2}){6,}/, 'long hex-escaped string'],
-  ['eval_string', 'obfuscation', 'high', ['eval'], /\beval\s*\(\s*['"`]/, 'eval() of a literal string'],
-  ['exec_string', 'obfuscation', 'high', ['exec'], /\bexec\s*\(\s*['"]/, 'exec() of a literal string'],
-  ['echo_pipe_exec', 'obfuscation', 'high', ['echo', 'printf'], /\b(?:echo|printf)\s+[^\n|]*\|\s*(?:(?:ba|z|da|k)?sh|python[0-9.]*|perl|ruby|node)\b/, 'echoes text into an interpreter'],
-  ['compile_exec', 'obfuscation', 'high', ['compile'], /\bcompile\s*\(.*['"]exec['"]/, "compile(..., 'exec')"],
-  ['getattr_builtins', 'obfuscation', 'high', ['__builtins__'], /\bgetattr\s*\(\s*__builtins__/, 'reaches into __builtins__'],
-  ['import_os_dynamic', 'obfuscation', 'high', ['__import__'], /__import__\s*\(\s*['"](?:os|subprocess|sys|socket|shutil|pty)['"]/, 'dynamic import of a system module'],
-  ['codecs_decode', 'obfuscation', 'medium', ['codecs'], /\bcodecs\.decode\s*\(/, 'codecs.decode (often rot13 or hex)'],
-  ['js_fromcharcode', 'obfuscation', 'medium', ['fromcharcode'], /\bString\.fromCharCode\s*\(/, 'builds a string from character codes'],
-  ['js_atob_btoa', 'obfuscation', 'medium', ['atob', 'btoa'], /\b(?:atob|btoa)\s*\(/, 'base64 in JavaScript'],
-  ['string_reverse', 'obfuscation', 'low', ['::'], /\[\s*::\s*-1\s*\]/, 'reversed string'],
-  ['chr_concat', 'obfuscation', 'high', ['chr'], /\bchr\s*\(\s*\d+\s*\)\s*\+\s*chr\s*\(\s*\d+\s*\)/, 'string assembled with chr() + chr()'],
-  ['unicode_escape_chain', 'obfuscation', 'medium', ['\\u'], /(?:\\u[0-9a-f]{4}){4,}/, 'long chain of \\u escapes'],
-
-  // ---- persistence: surviving beyond the task
-  ['crontab_modify', 'persistence', 'medium', ['crontab'], /\bcrontab\b/, 'schedules a cron job'],
-  ['shell_rc_modify', 'persistence', 'high', ['rc', 'profile'], /(?:>>?|\btee\b)[^\n]*(?:\.bashrc|\.zshrc|\.bash_profile|\.zprofile|\.profile|\.bash_login)\b/, 'writes to a shell start-up file'],
-  ['ssh_authorized_keys', 'persistence', 'critical', ['authorized_keys'], /\bauthorized_keys\b/, 'touches SSH authorized_keys'],
-  ['ssh_keygen', 'persistence', 'medium', ['ssh-keygen'], /\bssh-keygen\b/, 'generates SSH keys'],
-  ['systemd_service', 'persistence', 'medium', ['systemctl', 'systemd'], /\bsystemctl\s+(?:--user\s+)?(?:enable|daemon-reload|link)\b|\/etc\/systemd\/system\/|\.config\/systemd\/user\//, 'installs a systemd service'],
-  ['init_d_script', 'persistence', 'medium', ['init.d', 'update-rc.d'], /\/etc\/init\.d\/|\bupdate-rc\.d\b/, 'installs an init.d script'],
-  ['launchd_agent', 'persistence', 'medium', ['launch'], /\blaunchctl\s+(?:load|bootstrap|submit|enable)\b|Library\/Launch(?:Agents|Daemons)/, 'installs a launchd agent'],
-  ['sudoers_modify', 'persistence', 'critical', ['sudoers', 'visudo'], /\/etc\/sudoers|\bvisudo\b/, 'changes sudoers'],
-  ['git_config_global', 'persistence', 'medium', ['git'], /\bgit\s+config\s+--global\b/, 'changes global git configuration'],
-  ['agent_instruction_files', 'persistence', 'critical', ['agents.md', 'claude.md', '.cursorrules', '.clinerules'], /(?:>>?|\btee\b|\b(?:write|append|add|insert|modify|edit|update|overwrite)\b|\bcp\b|\bmv\b|\becho\b).*(?:\bAGENTS\.md|\bCLAUDE\.md|\.cursorrules|\.clinerules)\b/, "writes another agent's standing instructions"],
-  ['agent_config_persist', 'persistence', 'critical', ['.hermes/config', 'soul.md', '.knack/'], /\.hermes\/config\.ya?ml|\bSOUL\.md\b|\.knack\/(?:config|settings)/, "changes the agent's own configuration or persona"],
-  ['other_agent_config', 'persistence', 'high', ['.claude/', '.codex/'], /\.claude\/settings|\.codex\/config/, "changes another coding agent's configuration"],
-
-  // ---- supply chain: running code fetched at run time
-  ['curl_pipe_shell', 'supply_chain', 'critical', ['curl'], /\bcurl\b[^\n|]*\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh)\b/, 'pipes a download into a shell'],
-  ['wget_pipe_shell', 'supply_chain', 'critical', ['wget'], /\bwget\b[^\n|]*\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh)\b/, 'pipes a download into a shell'],
-  ['curl_pipe_interpreter', 'supply_chain', 'critical', ['curl', 'wget'], /\b(?:curl|wget)\b[^\n|]*\|\s*(?:sudo\s+)?(?:python[0-9.]*|perl|ruby|node)\b/, 'pipes a download into an interpreter'],
-  ['pep723_inline_deps', 'supply_chain', 'medium', ['///'], /^\s*#\s*\/\/\/\s*script\b/, 'script with inline (PEP 723) dependencies'],
-  ['unpinned_pip_install', 'supply_chain', 'medium', ['pip'], /\bpip3?\s+install\s+(?![^\n]*(?:==|\s-r\s|--requirement|\s-e\s+\.))(?:-\S+\s+)*[a-z]/, 'pip install without pinned versions'],
-  ['unpinned_npm_install', 'supply_chain', 'medium', ['npm'], /\bnpm\s+(?:install|i|add)\s+(?:-\S+\s+)*[a-z@](?![^\n]*@\d)/, 'npm install without pinned versions'],
-  ['uv_run', 'supply_chain', 'medium', ['uv'], /\buv\s+run\b|\buvx\s+[\w@-]/, 'uv run / uvx fetches packages at run time'],
-  ['remote_fetch', 'supply_chain', 'medium', ['http'], /\b(?:curl|wget|invoke-webrequest|iwr)\b.*https:\/\//, 'downloads from a remote URL'],
-  ['git_clone', 'supply_chain', 'medium', ['clone'], /\bgit\s+clone\b/, 'clones a remote repository'],
-  ['docker_pull', 'supply_chain', 'medium', ['docker'], /\bdocker\s+pull\b/, 'pulls a container image'],
-
-  // ---- network: listeners, shells and tunnels
-  ['reverse_shell', 'network', 'critical', ['nc', 'netcat', 'socat'], /\b(?:nc|ncat|netcat)\b[^\n]*\s-[a-z]*[le][a-z]*\b|\bsocat\b[^\n]*\b(?:exec|pty|tcp[46]?(?:-listen)?):/, 'netcat/socat listener or reverse shell'],
-  ['bash_dev_tcp', 'network', 'critical', ['/dev/tcp', '/dev/udp'], /\/dev\/(?:tcp|udp)\//, 'bash /dev/tcp connection (reverse shell)'],
-  ['python_socket_oneliner', 'network', 'critical', ['socket'], /\bpython[0-9.]*\s+-c\s+['"][^\n]*\bsocket\b/, 'python one-liner opening a socket'],
-  ['socket_connect', 'network', 'high', ['connect'], /\.connect\s*\(\s*\(/, 'raw socket connect((host, port))'],
-  ['tunnel_service', 'network', 'high', ['ngrok', 'localtunnel', 'serveo', 'cloudflared', '--port'], /\b(?:ngrok|localtunnel|serveo\.net|cloudflared\s+tunnel)\b|\blt\s+--port\b/, 'exposes a local port through a tunnel'],
-  ['hardcoded_ip_port', 'network', 'medium', [':'], /\b(?!127\.0\.0\.1\b|0\.0\.0\.0\b)(?:\d{1,3}\.){3}\d{1,3}:\d{2,5}\b/, 'hard-coded IP address and port'],
-  ['bind_all_interfaces', 'network', 'medium', ['0.0.0.0', 'inaddr_any'], /\b0\.0\.0\.0:\d+|\bINADDR_ANY\b/, 'listens on every network interface'],
-  ['webhook_capture', 'network', 'high', ['webhook.site', 'requestbin', 'pipedream', 'hookbin', 'requestcatcher', 'beeceptor'], /\b(?:webhook\.site|requestbin|pipedream\.net|hookbin|requestcatcher|beeceptor)\b/, 'request-capture service'],
-  ['paste_service', 'network', 'high', ['paste', 'hastebin', 'ghostbin', '0x0.st', 'termbin'], /\b(?:pastebin\.com|hastebin|ghostbin|paste\.ee|0x0\.st|termbin\.com)\b/, 'paste service (a common exfiltration drop)'],
-
-  // ---- destructive
-  ['destructive_root_rm', 'destructive', 'critical', ['rm'], /\brm\s+(?:-{1,2}[\w-]+\s+)*(?:\/|\/\*)(?=\s|$|;|&|\|)/, 'rm -rf of the filesystem root'],
-  ['destructive_home_rm', 'destructive', 'critical', ['rm'], /\brm\s+(?:-{1,2}[\w-]+\s+)+(?:~|\$HOME|\$\{HOME\})\/?\*?(?=\s|$|;|&|\|)/, 'rm -rf of the home folder'],
-  ['chmod_777', 'destructive', 'medium', ['777'], /\bchmod\s+(?:-R\s+)?0?777\b/, 'makes files writable by everyone'],
-  ['write_etc', 'destructive', 'high', ['/etc/'], />\s*\/etc\//, 'overwrites a file under /etc'],
-  ['mkfs_format', 'destructive', 'critical', ['mkfs'], /\bmkfs(?:\.\w+)?\b/, 'formats a filesystem'],
-  ['dd_to_device', 'destructive', 'critical', ['of=/dev/'], /\bdd\b[^\n]*\bof=\/dev\/(?:sd|nvme|hd|disk|mmcblk|xvd|vd)/, 'writes raw data over a disk'],
-  ['python_rmtree_root', 'destructive', 'high', ['rmtree'], /\bshutil\.rmtree\s*\(\s*(?:['"](?:\/|~|[a-z]:\\)|os\.path\.expanduser\s*\(\s*['"]~['"]\s*\))/, 'shutil.rmtree of a root or home folder'],
-  ['truncate_root', 'destructive', 'high', ['truncate'], /\btruncate\s+-s\s*0\s+\//, 'truncates system files'],
-
-  // ---- execution
-  ['subprocess_call', 'execution', 'medium', ['subprocess'], /\bsubprocess\.(?:run|call|Popen|check_output|check_call|getoutput)\s*\(/, 'runs a subprocess'],
-  ['os_system', 'execution', 'high', ['os.system'], /\bos\.system\s*\(/, 'os.system()'],
-  ['os_popen', 'execution', 'high', ['os.popen'], /\bos\.popen\s*\(/, 'os.popen()'],
-  ['node_child_process', 'execution', 'high', ['child_process'], /\bchild_process\b.*\b(?:exec|execSync|spawn|spawnSync|fork|execFile)\b/, 'Node child_process execution'],
-  ['java_runtime_exec', 'execution', 'high', ['getruntime'], /\bRuntime\.getRuntime\s*\(\s*\)\s*\.exec\s*\(/, 'Java Runtime.exec()'],
-  ['backtick_subshell', 'execution', 'medium', ['$('], /`[^`\n]*\$\([^`\n]*`/, 'backtick command containing $( )'],
-
-  // ---- credentials written into the skill
-  ['hardcoded_secret', 'credential_exposure', 'critical', ['key', 'token', 'secret', 'passw'], /\b(?:api[_-]?key|secret(?:[_-]?key)?|access[_-]?token|auth[_-]?token|token|passw(?:or)?d)\b['"]?\s*[:=]\s*['"][A-Za-z0-9+/_.=-]{20,}['"]/, 'secret value written into the skill'],
-  ['private_key_block', 'credential_exposure', 'critical', ['private'], /-----BEGIN\s+(?:[A-Z]+\s+)?PRIVATE\s+KEY(?:\s+BLOCK)?-----/, 'private key'],
-  ['github_token', 'credential_exposure', 'critical', ['gh', 'github_pat_'], /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{22,}/, 'GitHub token'],
-  ['openai_key', 'credential_exposure', 'critical', ['sk-'], /\bsk-(?!ant-)(?=[A-Za-z0-9_-]*\d)(?:proj-)?[A-Za-z0-9_-]{20,}/, 'OpenAI-style API key'],
-  ['anthropic_key', 'credential_exposure', 'critical', ['sk-ant-'], /\bsk-ant-[A-Za-z0-9_-]{90,}/, 'Anthropic API key'],
-  ['aws_access_key', 'credential_exposure', 'critical', ['akia'], /\bAKIA[0-9A-Z]{16}\b/, 'AWS access key id'],
-
-  // ---- traversal
-  ['path_traversal_deep', 'traversal', 'high', ['../'], /\.\.\/\.\.\/\.\./, 'deep relative path (../../..)'],
-  ['path_traversal', 'traversal', 'medium', ['../'], /\.\.\/\.\./, 'relative path leaving the folder (../..)'],
-  ['system_passwd_access', 'traversal', 'critical', ['/etc/passwd', '/etc/shadow'], /\/etc\/(?:passwd|shadow)\b/, 'reads the system password files'],
-  ['proc_self_access', 'traversal', 'high', ['/proc/self'], /\/proc\/self\//, 'reads process internals'],
-  ['dev_shm_access', 'traversal', 'medium', ['/dev/shm'], /\/dev\/shm\//, 'uses shared memory as a drop'],
-
-  // ---- privilege escalation
-  ['allowed_tools_field', 'privilege_escalation', 'low', ['allowed-tools'], /^\s*allowed-tools\s*:/, 'pre-approves tools (informational)'],
-  ['sudo_usage', 'privilege_escalation', 'high', ['sudo'], /\bsudo\b/, 'runs commands as root'],
-  ['setuid_setgid', 'privilege_escalation', 'critical', ['set'], /\b(?:os\.)?set(?:e|re|res)?[ug]id\s*\(/, 'changes the process user or group'],
-  ['nopasswd_sudo', 'privilege_escalation', 'critical', ['nopasswd'], /\bNOPASSWD\b/, 'password-less sudo rule'],
-  ['chmod_setuid', 'privilege_escalation', 'critical', ['chmod'], /\bchmod\s+(?:-R\s+)?(?:[ugoa]*\+[rwx]*s|[246][0-7]{3})\b/, 'sets the setuid/setgid bit'],
-
-  // ---- mining
-  ['crypto_miner', 'mining', 'critical', ['xmrig', 'stratum', 'coinhive', 'cryptonight', 'minerd', 'cpuminer', 'monero'], /\b(?:xmrig|stratum\+tcp|coinhive|cryptonight|minerd|cpuminer|monero)\b/, 'cryptocurrency miner'],
-  ['mining_indicators', 'mining', 'medium', ['hashrate', 'nonce'], /\bhashrate\b|\bnonce\b.*\bdifficulty\b/, 'mining vocabulary'],
-];
-
-export const THREAT_PATTERNS: readonly ThreatPattern[] = PATTERN_SPECS.map(([id, category, severity, hints, regex, description]) => ({
-  id,
-  category,
-  severity,
-  hints,
-  description,
-  regex: new RegExp(confineToLine(regex.source), 'gim'),
-}));
 
 /**
  * Which hints occur in a text, found in one pass instead of one `includes` per hint (which
@@ -365,42 +144,89 @@ function lineIndexAt(starts: Int32Array, offset: number): number {
 }
 
 /**
+ * Lines longer than this are scanned in overlapping pieces. A pattern with `.*` costs time in
+ * proportion to the line length for every place it could start, so one 100,000-character line
+ * full of hint words would take seconds; pieces keep the cost linear in the text.
+ */
+const MAX_SCAN_LINE_CHARS = 1000;
+/** Each piece repeats this many characters of the previous one, so a match across a cut is seen. */
+const SCAN_LINE_OVERLAP = 200;
+
+/** The text with long lines cut into overlapping pieces, and each piece's original line. */
+function foldLongLines(content: string, starts: Int32Array): { text: string; lineOf: Int32Array } | null {
+  let long = false;
+  for (let i = 0; i < starts.length && !long; i++) {
+    const end = i + 1 < starts.length ? starts[i + 1] - 1 : content.length;
+    long = end - starts[i] > MAX_SCAN_LINE_CHARS;
+  }
+  if (!long) return null;
+  const pieces: string[] = [];
+  const lineOf: number[] = [];
+  for (let i = 0; i < starts.length; i++) {
+    const end = i + 1 < starts.length ? starts[i + 1] - 1 : content.length;
+    for (let at = starts[i]; ; at += MAX_SCAN_LINE_CHARS - SCAN_LINE_OVERLAP) {
+      pieces.push(content.slice(at, Math.min(end, at + MAX_SCAN_LINE_CHARS)));
+      lineOf.push(i);
+      if (at + MAX_SCAN_LINE_CHARS >= end) break;
+    }
+  }
+  return { text: pieces.join('\n'), lineOf: Int32Array.from(lineOf) };
+}
+
+/** Run every pattern whose hints occur; at most one finding per pattern per (original) line. */
+function scanPatterns(content: string, file: string, findings: Finding[]): void {
+  const present = hintsPresent(content.toLowerCase());
+  const active = THREAT_PATTERNS.filter((p) => p.hints.length === 0 || p.hints.some((hint) => present.has(hint)));
+  if (active.length === 0) return;
+  const starts = lineStarts(content);
+  const folded = foldLongLines(content, starts);
+  const text = folded ? folded.text : content;
+  const textStarts = folded ? lineStarts(text) : starts;
+  const originalLine = (index: number) => (folded ? folded.lineOf[index] : index);
+  const lineText = (line: number) => content.slice(starts[line], line + 1 < starts.length ? starts[line + 1] - 1 : content.length);
+
+  for (const pattern of active) {
+    const re = pattern.regex;
+    re.lastIndex = 0;
+    let lastLine = -1;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(text)) !== null) {
+      const index = lineIndexAt(textStarts, m.index);
+      const line = originalLine(index);
+      const exempt = line === lastLine || pattern.exemptLine?.(lineText(line)) === true;
+      if (!exempt && pattern.confirm && !pattern.confirm.test(m[0])) {
+        // Wrong case (not this language): a real match may still follow on the same line.
+        re.lastIndex = m.index + 1;
+        continue;
+      }
+      if (!exempt) {
+        findings.push({
+          patternId: pattern.id,
+          severity: pattern.severity,
+          category: pattern.category,
+          file,
+          line: line + 1,
+          match: capMatch(m[0] || lineText(line)),
+          description: pattern.description,
+        });
+        lastLine = line;
+      }
+      // One finding per pattern per line: continue from the next line (or piece).
+      if (index + 1 >= textStarts.length) break;
+      re.lastIndex = textStarts[index + 1];
+    }
+  }
+}
+
+/**
  * Scan one text file's content (Hermes `scan_file`). Returns findings in line order; at most
  * one per pattern per line and one invisible-character finding per line. A BOM at the very
  * start is an encoding marker, not hidden text, and is not reported.
  */
 export function scanText(content: string, file = 'SKILL.md'): Finding[] {
   const findings: Finding[] = [];
-  const present = hintsPresent(content.toLowerCase());
   let starts: Int32Array | null = null;
-  const lineText = (index: number) => {
-    const s = starts!;
-    const end = index + 1 < s.length ? s[index + 1] - 1 : content.length;
-    return content.slice(s[index], end);
-  };
-
-  for (const pattern of THREAT_PATTERNS) {
-    if (pattern.hints.length > 0 && !pattern.hints.some((hint) => present.has(hint))) continue;
-    const re = pattern.regex;
-    re.lastIndex = 0;
-    let m: RegExpExecArray | null;
-    while ((m = re.exec(content)) !== null) {
-      starts ??= lineStarts(content);
-      const index = lineIndexAt(starts, m.index);
-      findings.push({
-        patternId: pattern.id,
-        severity: pattern.severity,
-        category: pattern.category,
-        file,
-        line: index + 1,
-        match: capMatch(m[0] || lineText(index)),
-        description: pattern.description,
-      });
-      // One finding per pattern per line: continue from the next line.
-      if (index + 1 >= starts.length) break;
-      re.lastIndex = starts[index + 1];
-    }
-  }
+  scanPatterns(content, file, findings);
 
   INVISIBLE_RE.lastIndex = 0;
   let m: RegExpExecArray | null;
@@ -413,7 +239,7 @@ export function scanText(content: string, file = 'SKILL.md'): Finding[] {
     lastLine = index;
     const code = m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
     findings.push({
-      patternId: 'invisible_unicode',
+      patternId: INVISIBLE_UNICODE_ID,
       severity: 'high',
       category: 'injection',
       file,
@@ -423,8 +249,35 @@ export function scanText(content: string, file = 'SKILL.md'): Finding[] {
     });
   }
 
+  const staged = stagedSecretUpload(findings, file);
+  if (staged) findings.push(staged);
   findings.sort((a, b) => a.line - b.line);
   return findings;
+}
+
+/** Findings that put secrets or the environment into a temp file. */
+const STAGING_IDS = new Set(['tmp_staging', 'tmp_env_dump']);
+
+/**
+ * Staging secrets in a temp file is suspicious and uploading a temp file is suspicious; both
+ * in one file, in that order (on one line or several), is the exfiltration itself, so it is
+ * reported as critical at the upload line.
+ */
+function stagedSecretUpload(findings: readonly Finding[], file: string): Finding | null {
+  let stagedAt = Infinity;
+  for (const f of findings) if (STAGING_IDS.has(f.patternId)) stagedAt = Math.min(stagedAt, f.line);
+  if (stagedAt === Infinity) return null;
+  const upload = findings.find((f) => f.patternId === 'tmp_upload' && f.line >= stagedAt);
+  if (!upload) return null;
+  return {
+    patternId: STAGED_SECRET_UPLOAD_ID,
+    severity: 'critical',
+    category: 'exfiltration',
+    file,
+    line: upload.line,
+    match: upload.match,
+    description: `uploads a temp file after staging secrets in one (line ${stagedAt})`,
+  };
 }
 
 /** Substrings that make `skill_view` attach a warning to the content it serves. */

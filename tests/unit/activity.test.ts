@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   NOTHING_TO_SAVE,
   curatorActivity,
+  gateEndedActivity,
+  gateRunningActivity,
   newestFirst,
   prettyJson,
   reviewActivity,
@@ -16,6 +18,7 @@ import type { ReviewRecord } from '../../src/review/reviewScheduler';
 import type { ReviewOutcome } from '../../src/review/reviewRun';
 import { MemoryRecordStore } from '../../src/storage/memoryRecordStore';
 import type { ChangeFeed, StorageChange } from '../../src/storage/changes';
+import type { VerdictRecord } from '../../src/gate/types';
 import { curatorStateStore, CURATOR_STATE_KEY } from '../../src/curator/curatorStateStore';
 
 const outcome = (over: Partial<ReviewOutcome> = {}): ReviewOutcome => ({
@@ -169,5 +172,41 @@ describe('curatorStateStore', () => {
     await store.put('curator', { lastRunAt: '2030-01-01T00:00:00.000Z', runCount: 1, lastSummary: 'auto: no changes' });
     expect(await settings.get(CURATOR_STATE_KEY)).toEqual({ lastRunAt: '2030-01-01T00:00:00.000Z', runCount: 1, lastSummary: 'auto: no changes' });
     expect(await settings.get('curator')).toEqual({ userSetting: true });
+  });
+});
+
+describe('gate activity', () => {
+  const base = { id: 'g1', skill: 'csv-cleanup', trigger: 'changed' as const, startedAt: 100 };
+
+  it('starts as running with nothing spent', () => {
+    expect(gateRunningActivity(base)).toEqual({ kind: 'gate', ...base, status: 'running', requests: 0, cacheHits: 0, outcome: 'Verifying csv-cleanup…' });
+  });
+
+  it('copies the verdict words of the stored record into a done run', () => {
+    const record = { id: 'r1', verdict: { verdict: 'rejected', code: 'REJECTED_HURTS', sub: null, reason: 'Rejected: held-out answers got worse.' } } as unknown as VerdictRecord;
+    const done = gateEndedActivity(base, { kind: 'done', record, applied: true, superseded: false, verdictChanged: true, requests: 8, cacheHits: 2 }, 200);
+    expect(done).toMatchObject({
+      status: 'done',
+      endedAt: 200,
+      verdict: { verdict: 'rejected', code: 'REJECTED_HURTS', reason: 'Rejected: held-out answers got worse.' },
+      recordId: 'r1',
+      superseded: false,
+      requests: 8,
+      cacheHits: 2,
+      outcome: 'rejected: Rejected: held-out answers got worse.',
+    });
+  });
+
+  it('says how far a cancelled run got and why a run failed, with what it had spent', () => {
+    const progress = { casesDone: 3, casesTotal: 8, requests: 6, cacheHits: 1 };
+    expect(gateEndedActivity(base, { kind: 'cancelled', pairsDone: 3, pairsTotal: 8 }, 200, progress)).toMatchObject({
+      status: 'cancelled',
+      outcome: 'Cancelled after 3/8 pairs; no verdict written',
+      requests: 6,
+      cacheHits: 1,
+    });
+    const failed = gateEndedActivity(base, { kind: 'failed', error: 'No gate provider.' }, 200);
+    expect(failed).toMatchObject({ status: 'failed', error: 'No gate provider.', outcome: 'Failed: No gate provider.', requests: 0 });
+    expect(failed.verdict).toBeUndefined();
   });
 });

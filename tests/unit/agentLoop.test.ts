@@ -86,10 +86,10 @@ describe('agent loop', () => {
 
   it('stop mid-stream keeps the partial text and runs nothing else', async () => {
     const { base } = setup();
-    const { provider } = fakeProvider([{ hang: true }]);
+    const fake = fakeProvider([{ hang: true }]);
     const controller = new AbortController();
-    const pending = runAgentTurn({ ...base, provider, signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 10));
+    const pending = runAgentTurn({ ...base, provider: fake.provider, signal: controller.signal });
+    await fake.hanging;
     controller.abort();
     const result = await pending;
     expect(result.end).toBe('stopped');

@@ -177,9 +177,9 @@ describe('chat session', () => {
   });
 
   it('Stop keeps the partial text, marks it stopped and the next send works', async () => {
-    const { controller, store, learningCalls } = setup([{ hang: true }, { text: 'Fresh answer.' }]);
+    const { controller, store, learningCalls, fake } = setup([{ hang: true }, { text: 'Fresh answer.' }]);
     const sending = controller.send('long story please');
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await fake.hanging;
     expect(controller.running).toBe(true);
     controller.stop();
     await sending;

@@ -9,12 +9,16 @@
 import { describe, expect, it } from 'vitest';
 import {
   NO_MATCH_ERROR,
+  findMatches,
   filePreview,
   findClosestLines,
   formatNoMatchHint,
   fuzzyFindAndReplace,
+  reindentReplacement,
   similarityRatio,
+  suspiciousIndentation,
 } from '../../src/skills/fuzzyPatch';
+import { createTestEngine, skillContent } from './helpers/skillTestEngine';
 
 const indentOf = (line: string) => line.length - line.trimStart().length;
 const lineWith = (text: string, marker: string) => {
@@ -448,11 +452,10 @@ describe('Knack: strategies and file shapes', () => {
     expect(r.content).toBe('replaced\n');
   });
 
-  it('replace_all with overlapping line windows replaces each block once', () => {
+  it('replace_all on overlapping line windows is refused: they are approximate matches', () => {
     const r = fuzzyFindAndReplace('  x\n  x\n  x\n', 'x\nx', 'y', true);
-    expect(r.error).toBeNull();
-    expect(r.count).toBe(1);
-    expect(r.content).toBe('  y\n  x\n');
+    expect(r.error).toContain('replace_all only applies to exact matches');
+    expect(r.content).toBe('  x\n  x\n  x\n');
   });
 
   it('similarityRatio follows difflib on known pairs', () => {
@@ -465,6 +468,172 @@ describe('Knack: strategies and file shapes', () => {
     expect(filePreview('x'.repeat(500))).toBe('x'.repeat(500));
     expect(filePreview('x'.repeat(501))).toBe(`${'x'.repeat(500)}...`);
   });
+});
+
+describe('Knack: context_aware needs every line', () => {
+  const steps = 'step one: fetch the sources\nstep two: build the package\nstep three: run the tests\nstep four: publish the release\n';
+
+  it('an old_string whose two middle lines are unrelated to the file does not match', () => {
+    // Anchors retyped slightly (so no exact-anchor strategy applies), middle lines garbage:
+    // the old half-of-the-lines rule matched this and deleted the two real middle lines.
+    const old = 'step one: fetch the source\nzebra giraffe hippo\nquantum flux capacitor\nstep four: publish the releases';
+    expect(findMatches(steps, old)).toBeNull();
+    const r = fuzzyFindAndReplace(steps, old, 'replaced');
+    expect(r).toMatchObject({ count: 0, strategy: null, error: NO_MATCH_ERROR, content: steps });
+  });
+
+  it('the same block with every line nearly right still matches', () => {
+    const old = 'step one: fetch the source\nstep two: build the packages\nstep 3: run the tests\nstep four: publish the releases';
+    const r = fuzzyFindAndReplace(steps, old, 'replaced');
+    expect(r.strategy).toBe('context_aware');
+    expect(r.content).toBe('replaced\n');
+  });
+
+  it('the first and last non-blank lines are anchors that must fit', () => {
+    // Two of three lines fit (enough under the half rule); the first anchor does not.
+    expect(fuzzyFindAndReplace('alpha one\nbeta two\ngamma three\n', 'totally unrelated\nbeta twoo\ngamma three!', 'x').count).toBe(0);
+    expect(fuzzyFindAndReplace('alpha one\nbeta two\ngamma three\n', 'alpha one!\nbeta twoo\nnothing alike', 'x').count).toBe(0);
+  });
+
+  it('a blank line of old_string never stands in for a real line', () => {
+    const content = 'alpha one\nbeta two\ngamma three\n';
+    expect(fuzzyFindAndReplace(content, 'alpha one!\n\ngamma three!', 'x').count).toBe(0);
+    const spaced = 'alpha one\n\ngamma three\n';
+    expect(fuzzyFindAndReplace(spaced, 'alpha one!\n\ngamma three!', 'x')).toMatchObject({ count: 1, content: 'x\n' });
+  });
+});
+
+describe('Knack: newest guards', () => {
+  it('refuses an old_string that is only whitespace', () => {
+    for (const old of [' ', '\n', '  \n\t \n']) {
+      const r = fuzzyFindAndReplace('a  b\n\n  c\n', old, 'x');
+      expect(r.count).toBe(0);
+      expect(r.error).toContain('provide non-blank text to match');
+      expect(r.content).toBe('a  b\n\n  c\n');
+    }
+  });
+
+  it('refuses replace_all when the match is approximate, even for one match', () => {
+    const twice = 'a  b\nc\na  b\n';
+    const r = fuzzyFindAndReplace(twice, 'a b', 'x', true);
+    expect(r).toMatchObject({ count: 0, strategy: null, content: twice });
+    expect(r.error).toContain('replace_all only applies to exact matches');
+    expect(fuzzyFindAndReplace('a  b\nc\n', 'a b', 'x', true).error).toContain('replace_all only applies to exact matches');
+    // The same patch without replace_all works where it is unique.
+    expect(fuzzyFindAndReplace('a  b\nc\n', 'a b', 'x')).toMatchObject({ count: 1, content: 'x\nc\n' });
+  });
+
+  it('exact replace_all still replaces every match', () => {
+    expect(fuzzyFindAndReplace('a b\nc\na b\n', 'a b', 'x', true)).toMatchObject({ count: 2, strategy: 'exact', content: 'x\nc\nx\n' });
+  });
+
+  it('an ambiguity error lists the line numbers and text of the matches', () => {
+    const r = fuzzyFindAndReplace('intro\nfoo = 1\nmiddle\n  call(foo = 1)\nend\n', 'foo = 1', 'foo = 2');
+    expect(r.count).toBe(0);
+    expect(r.error).toContain('Found 2 matches');
+    expect(r.error).toContain('line 2: "foo = 1"');
+    expect(r.error).toContain('line 4: "call(foo = 1)"');
+    expect(r.error).toContain('replace_all=True');
+  });
+
+  it('an approximate ambiguity lists the matches and does not suggest replace_all', () => {
+    const r = fuzzyFindAndReplace('x\n  foo = 1\ny\n    foo = 1\n', 'foo  =  1', 'z');
+    expect(r.error).toContain('Found 2 matches');
+    expect(r.error).toContain('line 2: "foo = 1"');
+    expect(r.error).toContain('line 4: "foo = 1"');
+    expect(r.error).not.toContain('replace_all=True');
+  });
+
+  it('an ambiguity error lists at most five matches and counts the rest', () => {
+    const r = fuzzyFindAndReplace(Array.from({ length: 8 }, (_, i) => `item ${i} todo`).join('\n'), 'todo', 'done');
+    expect(r.error).toContain('Found 8 matches');
+    expect(r.error).toContain('line 5: "item 4 todo"');
+    expect(r.error).not.toContain('line 6:');
+    expect(r.error).toContain('and 3 more');
+  });
+
+  it('keeps CRLF line endings on an approximate multi-line patch', () => {
+    const content = 'a:\r\n    b\r\n    c\r\nd\r\n';
+    const r = fuzzyFindAndReplace(content, 'b\nc', 'b\nc2');
+    expect(r.content).toBe('a:\r\n    b\r\n    c2\r\nd\r\n');
+  });
+});
+
+describe('Knack: suspicious indentation', () => {
+  const calculator = 'class Calculator:\n    def add(self, a, b):\n        result = a + b\n        return result\n';
+  const old = 'result = a + b\nreturn result';
+
+  it('refuses a new_string with one inserted line typed at the file indentation', () => {
+    const handIndented = 'result = a + b\n        result *= 2\nreturn result';
+    // Why: re-indentation would shift that line by another 8 columns, off the block.
+    const shifted = reindentReplacement('        result = a + b\n        return result', old, handIndented);
+    expect(indentOf(lineWith(shifted, 'result *= 2'))).toBe(16);
+    const r = fuzzyFindAndReplace(calculator, old, handIndented);
+    expect(r).toMatchObject({ count: 0, strategy: null, content: calculator });
+    expect(r.error).toContain('Suspicious indentation');
+    expect(r.error).toContain('line 2');
+    expect(r.error).toContain("relative to old_string's indentation");
+  });
+
+  it('refuses a new_string written at the file indentation as a whole', () => {
+    const r = fuzzyFindAndReplace(calculator, old, '        result = a + b\n        return result * 2');
+    expect(r.error).toContain('Suspicious indentation');
+    expect(r.error).toContain('line 1');
+    expect(r.content).toBe(calculator);
+  });
+
+  it('accepts a whole block re-indented consistently, nested lines included', () => {
+    const r = fuzzyFindAndReplace(calculator, old, 'result = a + b\nif result > 10:\n    result = 10\nreturn result');
+    expect(r.error).toBeNull();
+    expect(r.content).toBe(
+      'class Calculator:\n    def add(self, a, b):\n        result = a + b\n        if result > 10:\n            result = 10\n        return result\n',
+    );
+  });
+
+  it('accepts nesting after a YAML key, a Markdown list item, or a step the block already uses', () => {
+    const yaml = fuzzyFindAndReplace('root:\n    name: x\n    tags: y\n', 'name: x\ntags: y', 'name: x\ntags:\n    - y');
+    expect(yaml.error).toBeNull();
+    expect(yaml.content).toBe('root:\n    name: x\n    tags:\n        - y\n');
+    const list = fuzzyFindAndReplace('Steps:\n  - build\n  - test\n', '- build\n- test', '- build\n  with --release\n- test');
+    expect(list.error).toBeNull();
+    expect(list.content).toBe('Steps:\n  - build\n    with --release\n  - test\n');
+    const stepped = fuzzyFindAndReplace('    a\n        b\n    c\n', 'a\n    b\nc', 'a\n    b2\nc');
+    expect(stepped.error).toBeNull();
+    expect(stepped.content).toBe('    a\n        b2\n    c\n');
+  });
+
+  it('does not apply to exact matches or when the model indented deeper than the file', () => {
+    expect(fuzzyFindAndReplace('x = 1\ny = 2\n', 'x = 1', 'x = 1\n        z = 3').error).toBeNull();
+    expect(suspiciousIndentation('x = 1\ny = 2', '    x = 1\n    y = 2', 'x = 1\n        z = 3')).toBeNull();
+    // Tabs against spaces: the bases are not comparable, so no verdict.
+    expect(suspiciousIndentation('\tx = 1', '  x = 1', '  x = 1\n\t\t\tz')).toBeNull();
+  });
+});
+
+describe('Knack: skill_manage patch reports the guards as failures that say what to do', () => {
+  const body = '# Deploy\n\n    npm run build\n    npm test\n    npm run build\n\nstep one: fetch the sources\nstep two: build the package\nstep three: run the tests\nstep four: publish the release\n';
+  const setup = async () => {
+    const t = createTestEngine();
+    expect((await t.manage({ action: 'create', name: 'deploy', content: skillContent('deploy', 'Use when deploying.', body) })).success).toBe(true);
+    return t;
+  };
+  const cases: Array<[string, Record<string, unknown>, string]> = [
+    ['whitespace-only old_string', { old_string: '   \n  ', new_string: 'x' }, 'provide non-blank text to match'],
+    ['approximate replace_all', { old_string: 'npm  test', new_string: 'npm run test', replace_all: true }, 'replace_all only applies to exact matches'],
+    ['ambiguous old_string', { old_string: 'npm run build', new_string: 'npm run bundle' }, 'line 8: "npm run build"; line 10: "npm run build"'],
+    ['hand-indented inserted line', { old_string: 'npm run build\nnpm test', new_string: 'npm run build\n        npm run lint\nnpm test' }, 'Suspicious indentation'],
+    ['garbage middle lines', { old_string: 'step one: fetch the source\nzebra giraffe hippo\nquantum flux capacitor\nstep four: publish the releases', new_string: 'x' }, 'Could not find a match'],
+  ];
+  for (const [label, args, message] of cases) {
+    it(`${label}: success false, the file unchanged`, async () => {
+      const t = await setup();
+      const before = await t.files.readText('skills/deploy/SKILL.md');
+      const result = await t.manage({ action: 'patch', name: 'deploy', ...args });
+      expect(result.success).toBe(false);
+      expect(result.error).toContain(message);
+      expect(await t.files.readText('skills/deploy/SKILL.md')).toBe(before);
+    });
+  }
 });
 
 // Speed is measured by `npm run bench` (bench/core/textBench.ts), never asserted here; these

@@ -36,7 +36,7 @@ describe('review scheduler', () => {
     expect(scheduler.schedule(request, 'again')).toBeNull();
     expect(scheduler.schedule({ ...request, sessionId: 's2' }, 'other session')).not.toBeNull();
     finish(first!.runId);
-    await vi.waitFor(() => expect(scheduler.isRunning('s1')).toBe(false));
+    await vi.waitFor(() => expect(scheduler.isRunning('s1')).toBe(false), { timeout: 5_000, interval: 10 });
     expect(records.filter((r) => r.runId === first!.runId).map((r) => r.status)).toEqual(['running', 'done']);
   });
 
@@ -81,7 +81,7 @@ describe('review scheduler', () => {
     const records: ReviewRecord[] = [];
     const scheduler = new ReviewScheduler(backend, (r) => records.push(r));
     scheduler.schedule(request, 't');
-    await vi.waitFor(() => expect(records.at(-1)!.status).toBe('failed'));
+    await vi.waitFor(() => expect(records.at(-1)!.status).toBe('failed'), { timeout: 5_000, interval: 10 });
     expect(records.at(-1)!.error).toBe('model down');
   });
 });

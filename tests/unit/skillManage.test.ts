@@ -557,6 +557,20 @@ describe('TestCuratorConsolidationDeleteGuard and review guards', () => {
     expect(allowed.success).toBe(true);
   });
 
+  it('a review run may refine a skill it created itself in the same run, but a later run must view it first (docs/hermes-deviations.md)', async () => {
+    const t = createTestEngine();
+    const first = t.context('review');
+    await t.manage({ action: 'create', name: 'fresh', content: skillContent('fresh') }, first);
+    const refined = await t.manage({ action: 'patch', name: 'fresh', old_string: 'Do the thing', new_string: 'Do it well' }, first);
+    expect(refined.success).toBe(true);
+    const later = t.context('review');
+    const refused = await t.manage({ action: 'patch', name: 'fresh', old_string: 'Do it well', new_string: 'Do it' }, later);
+    expect(refused.success).toBe(false);
+    expect(refused._read_before_write_required).toBe(true);
+    await t.call('skill_view', { name: 'fresh' }, later);
+    expect((await t.manage({ action: 'patch', name: 'fresh', old_string: 'Do it well', new_string: 'Do it' }, later)).success).toBe(true);
+  });
+
   it('test_background_review_support_file_overwrite_requires_that_file_read', async () => {
     const { t } = await agentSkills();
     await t.manage({ action: 'write_file', name: 'narrow', file_path: 'references/workflow.md', file_content: 'v1' });

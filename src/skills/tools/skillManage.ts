@@ -206,7 +206,8 @@ export class SkillManageTool {
     // Empty support folders are harmless in OPFS; SKILL.md is what makes a skill.
     const skillMd = after.get(`${write.dir}/SKILL.md`);
     if (skillMd) await engine.catalog.upsert(write.dir, textDecoder.decode(skillMd));
-    // A file the review agent just wrote counts as read: it may keep refining it.
+    // A file the review agent just wrote counts as read: it may keep refining it in this run
+    // (a deliberate difference from Hermes, docs/hermes-deviations.md).
     for (const path of write.writes.keys()) context.readPaths.add(path);
     engine.onChange?.({ skill: write.name, action, dir: write.dir });
     return write.result;

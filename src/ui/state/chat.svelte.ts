@@ -204,11 +204,13 @@ class ChatState {
           break;
         case 'turn-start':
           this.#generating = true;
+          learning.noteGeneration(true);
           this.problem = null;
           announcer.say('Knack is replying.');
           break;
         case 'turn-end':
           this.#generating = false;
+          learning.noteGeneration(false);
           this.problem = event.problem;
           announcer.say(ANNOUNCE_END[event.end] ?? 'Reply finished.');
           void sessions.refresh();
@@ -225,6 +227,7 @@ class ChatState {
     this.#unsubscribe = null;
     this.#controller = null;
     this.#generating = false;
+    learning.noteGeneration(false);
   }
 }
 

@@ -2,13 +2,17 @@
  * The chat's view of the learning loop (src/review/learningLoop.ts, wired in
  * app/tabLearning.ts): rune state for the chat notices and the quiet "running" indicator, and
  * the DOM input listeners that feed the curator's idle clock. Scheduling, the worker, activity
- * records and the curator schedule live in the loop; this module only delegates.
+ * records and the curator schedule live in the loop; this module only delegates. The same goes
+ * for the gate: runs, their triggers and the permission question live in the loop
+ * (review/gateRuns.ts); here is only what the views show of them.
  */
 import type { LearningCounters } from '../../agent/learningCounters';
 import type { ChatMessage } from '../../providers/provider';
 import { appServices } from '../../app/services';
 import { IdleClock, type LearningLoop, type LearningNotice, type TurnReport } from '../../review/learningLoop';
-import type { CuratorActivity } from '../../review/activity';
+import type { CuratorActivity, GateActivity, GateTrigger } from '../../review/activity';
+import type { GateProgress } from '../../gate/types';
+import type { PermissionRequest } from '../../review/gateRuns';
 
 export type { LearningNotice, TurnReport } from '../../review/learningLoop';
 
@@ -42,15 +46,25 @@ class LearningState {
   notices = $state<LearningNotice[]>([]);
   /** Runs in flight in this tab (reviews and curator), for a quiet indicator. */
   running = $state(0);
+  /** Progress of the gate runs in flight, by skill name. */
+  gateProgress = $state<Record<string, GateProgress>>({});
+  /** Skills with a gate run in flight. */
+  verifying = $state<string[]>([]);
+  /** The one-time question before automatic verification talks to a non-local host. */
+  permissionRequest = $state<PermissionRequest | null>(null);
 
   readonly #idle = new IdleClock(sharedInputTime);
   #loop: LearningLoop | null = null;
   #starting: Promise<LearningLoop> | null = null;
+  /** Whether the chat is generating (handed to the loop once it exists). */
+  #generating = false;
 
   #ready(): Promise<LearningLoop> {
     this.#starting ??= Promise.all([appServices(), import('../../app/tabLearning')]).then(([app, { createTabLearningLoop }]) => {
       const loop = createTabLearningLoop(app, { idle: this.#idle, onUpdate: () => this.#mirror(loop) });
       this.#loop = loop;
+      loop.onGateProgress((skill, progress) => this.#mirrorProgress(skill, progress));
+      loop.noteGeneration(this.#generating);
       return loop;
     });
     this.#starting.catch(() => (this.#starting = null));
@@ -60,6 +74,40 @@ class LearningState {
   #mirror(loop: LearningLoop): void {
     this.notices = loop.notices;
     this.running = loop.running;
+    this.verifying = loop.verifying();
+    this.permissionRequest = loop.pendingPermission;
+  }
+
+  #mirrorProgress(skill: string, progress: GateProgress | null): void {
+    const { [skill]: _ended, ...others } = this.gateProgress;
+    this.gateProgress = progress ? { ...others, [skill]: progress } : others;
+  }
+
+  /** The chat calls this when a turn starts and ends: automatic gate runs wait for it. */
+  noteGeneration(active: boolean): void {
+    this.#generating = active;
+    this.#loop?.noteGeneration(active);
+  }
+
+  /** A gate run of the skill now (the Verify button); resolves with its activity record. */
+  async verify(name: string, options: { useCache?: boolean; trigger?: GateTrigger } = {}): Promise<GateActivity> {
+    return (await this.#ready()).verify(name, options);
+  }
+
+  /** Stops the skill's gate run (no verdict is written). */
+  async stopVerify(name: string): Promise<void> {
+    await this.#loop?.cancelVerify(name);
+  }
+
+  /** The user allowed automatic verification against this host. */
+  async allowAutomatic(host: string): Promise<void> {
+    await (await this.#ready()).allowAutomatic(host);
+  }
+
+  /** The user declined: nothing is asked again for that host in this tab. */
+  declineAutomatic(): void {
+    if (this.#loop) this.#loop.declineAutomatic();
+    else this.permissionRequest = null;
   }
 
   /** Called when the user sends a message; never blocks the turn. */
