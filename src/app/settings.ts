@@ -140,3 +140,36 @@ export function gateProviderSettings(app: KnackSettings, gate: GateSettings): Pr
 export function gateProvider(settings: KnackSettingsService): ProviderSettings {
   return gateProviderSettings(settings.get('app'), settings.get('gate'));
 }
+
+/** The key of `gate.noise`: where the gate's model runs, and which model. */
+export function gateNoiseKey(provider: Pick<ProviderSettings, 'kind' | 'baseUrl' | 'model'>, providerId: string): string {
+  return `${providerId} ${provider.model.trim()}`;
+}
+
+/** A local calendar day as YYYY-MM-DD (automatic runs' daily cap resets on it). */
+export function localDay(now: Date): string {
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}
+
+/**
+ * What a finished run adds to the gate settings: its noise probe to the model's counters and,
+ * for an automatic run, its requests to today's usage (a new local day starts from zero).
+ * Re-reads the record first, since the tab may have written it since this context loaded it.
+ */
+export async function recordGateRun(
+  settings: KnackSettingsService,
+  run: { noiseKey: string; probed: boolean; flipped: boolean; automatic: boolean; requests: number; now: Date },
+): Promise<GateSettings> {
+  const gate = await settings.read('gate');
+  const change: Partial<GateSettings> = {};
+  if (run.probed) {
+    const seen = gate.noise[run.noiseKey] ?? { probes: 0, flips: 0 };
+    change.noise = { ...gate.noise, [run.noiseKey]: { probes: seen.probes + 1, flips: seen.flips + (run.flipped ? 1 : 0) } };
+  }
+  if (run.automatic) {
+    const day = localDay(run.now);
+    change.usage = { day, requests: (gate.usage.day === day ? gate.usage.requests : 0) + run.requests };
+  }
+  return Object.keys(change).length > 0 ? settings.update('gate', change) : gate;
+}

@@ -1,5 +1,6 @@
 import * as Comlink from 'comlink';
-import type { CuratorRunOptions, ReviewWorkerApi } from './reviewWorkerApi';
+import type { CuratorRunOptions, GateJob, GateJobOutcome, ReviewWorkerApi } from './reviewWorkerApi';
+import type { GateProgress } from '../gate/types';
 import type { ReviewOutcome } from './reviewRun';
 import type { ReviewRequest } from './reviewScheduler';
 import type { LearningBackend } from './learningLoop';
@@ -56,6 +57,11 @@ export class ReviewWorkerClient implements LearningBackend {
 
   maybeRunCurator(idleMs: number): Promise<CuratorRun | null> {
     return this.guarded((api) => api.maybeRunCurator(idleMs));
+  }
+
+  /** One verification run in the worker; progress comes back through a comlink proxy. */
+  runGate(job: GateJob, onProgress?: (progress: GateProgress) => void): Promise<GateJobOutcome> {
+    return this.guarded((api) => api.runGate(job, onProgress ? Comlink.proxy(onProgress) : undefined));
   }
 
   ping(): Promise<number> {
