@@ -61,7 +61,8 @@ export class ReviewWorkerClient implements LearningBackend {
 
   /** One verification run in the worker; progress comes back through a comlink proxy. */
   runGate(job: GateJob, onProgress?: (progress: GateProgress) => void): Promise<GateJobOutcome> {
-    return this.guarded((api) => api.runGate(job, onProgress ? Comlink.proxy(onProgress) : undefined));
+    // Comlink distributes its Remote type over the union; the value is the same outcome.
+    return this.guarded((api) => api.runGate(job, onProgress ? Comlink.proxy(onProgress) : undefined) as Promise<GateJobOutcome>);
   }
 
   ping(): Promise<number> {
