@@ -79,21 +79,35 @@ export interface GateServicesDeps {
 
 const textDecoder = new TextDecoder();
 
+/** The gate's modules, loaded together on the first use of the gate services (a chunk of their own). */
+async function gateModules() {
+  const [evalCases, checks, effects, verdictStore, estimate, replayCache, cacheKey, gateJob, settings, toolResult, writeContext] = await Promise.all([
+    import('../gate/evalCases'),
+    import('../gate/checks'),
+    import('../gate/gateEffects'),
+    import('../gate/verdictStore'),
+    import('../gate/gateEstimate'),
+    import('../gate/replayCache'),
+    import('../gate/cacheKey'),
+    import('../gate/gateJob'),
+    import('./settings'),
+    import('../tools/toolResult'),
+    import('../tools/writeContext'),
+  ]);
+  return { evalCases, checks, effects, verdictStore, estimate, replayCache, cacheKey, gateJob, settings, toolResult, writeContext };
+}
+
 export async function createGateServices(deps: GateServicesDeps): Promise<GateServices> {
-  const [evalCases, checks, { approveSkill }, { freshness }, { estimateGateRun }, { RecordStoreReplayCache }, { replayProviderId }, { EVALS_FILE, SKILL_FILE }, settingsModule, { ok, fail }, { createWriteContext }] =
-    await Promise.all([
-      import('../gate/evalCases'),
-      import('../gate/checks'),
-      import('../gate/gateEffects'),
-      import('../gate/verdictStore'),
-      import('../gate/gateEstimate'),
-      import('../gate/replayCache'),
-      import('../gate/cacheKey'),
-      import('../gate/gateJob'),
-      import('./settings'),
-      import('../tools/toolResult'),
-      import('../tools/writeContext'),
-    ]);
+  const modules = await gateModules();
+  const { evalCases, checks, settings: settingsModule } = modules;
+  const { approveSkill } = modules.effects;
+  const { freshness } = modules.verdictStore;
+  const { estimateGateRun } = modules.estimate;
+  const { RecordStoreReplayCache } = modules.replayCache;
+  const { replayProviderId } = modules.cacheKey;
+  const { EVALS_FILE, SKILL_FILE } = modules.gateJob;
+  const { ok, fail } = modules.toolResult;
+  const { createWriteContext } = modules.writeContext;
   let regexRunner = deps.regexRunner ?? null;
   const runner = async (): Promise<RegexRunner> => (regexRunner ??= (await import('../gate/workerRegexRunner')).createWorkerRegexRunner());
   const readText = async (skill: string, path: string): Promise<string | null> => {
