@@ -86,6 +86,13 @@ describe('createGateServices', () => {
     expect((await gate.readCases('no-such-skill')).text).toBeNull();
   });
 
+  it('AppServices.gate() builds the services once per context', async () => {
+    const { app } = await setup();
+    const first = await app.gate();
+    expect(await app.gate()).toBe(first);
+    expect((await first.readCases(SKILL)).file?.evals).toHaveLength(8);
+  });
+
   it('readCases reports a file that does not parse', async () => {
     const { app, gate } = await setup();
     const skills = await app.skills();

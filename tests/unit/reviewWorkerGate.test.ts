@@ -10,6 +10,7 @@ import type { ProviderSettings } from '../../src/providers/createProvider';
 import type { GateJobOutcome } from '../../src/review/reviewWorkerApi';
 import { createWriteContext } from '../../src/tools/writeContext';
 import type { GateProgress } from '../../src/gate/types';
+import { rollbackEntry } from '../../src/skills/skillLifecycle';
 import { memoryAppServices } from './helpers/memoryAppServices';
 import { inlineRegexRunner } from './helpers/nodeRegexRunner';
 import { createGateModel, type GateModelOptions } from './gate/helpers/gateModel';
@@ -131,6 +132,21 @@ describe('runGate in the review worker handler', () => {
     expect(outcome).toMatchObject({ applied: false, superseded: true, verdictChanged: false });
     expect((await setup.skills.verdicts.history(SKILL)).map((record) => record.status)).toEqual(['superseded']);
     expect((await setup.skills.engine.usage.get(SKILL)).verification).not.toBe('promoted');
+  });
+
+  it('a rollback to the verified bytes makes the verdict fresh again (refreshFreshness on the change)', async () => {
+    const { api, skills, registry, user } = await gateSetup();
+    done(await api.runGate({ runId: 'g1', skill: SKILL }));
+    const patched = await registry.dispatchOutcome('skill_manage', { action: 'patch', name: SKILL, old_string: 'Pretendard.', new_string: 'Pretendard, always.' }, user());
+    expect(patched.success).toBe(true);
+    expect((await skills.engine.usage.get(SKILL)).verification_stale).toBe(true);
+    const patchEntry = (await skills.engine.ledger.list(SKILL)).find((entry) => entry.action === 'patch');
+    expect(patchEntry).toBeDefined();
+    const rolled = await rollbackEntry(skills.engine, patchEntry!.id, 'user');
+    expect(rolled.success).toBe(true);
+    await vi.waitFor(async () => expect((await skills.engine.usage.get(SKILL)).verification_stale).toBe(false), { timeout: 4000 });
+    const index = await skills.index.render({ platform: null, disabled: [], available: null, tokenBudget: 2500 });
+    expect(index).toMatch(/house-font.*\[verified\]/);
   });
 
   it('a missing skill fails with a clear message', async () => {
