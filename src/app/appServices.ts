@@ -14,12 +14,14 @@ import type { PendingWrite } from '../tools/pendingWrites';
 import type { ToolOutcome } from '../tools/toolResult';
 import type { ToolRegistry } from '../tools/toolRegistry';
 import type { CuratorState } from '../curator/curatorRules';
+import type { RegexRunner } from '../gate/checks';
 import type { KnackServices } from './storageServices';
 import { createSettingsService, type KnackSettingsService, type LegacySettingsStorage } from './settings';
 import type { SkillServices } from './skillServices';
 import type { MemoryServices } from './memoryServices';
 import type { SessionServices } from './sessionServices';
 import type { ChatServices } from './chatServices';
+import type { GateServices } from './gateServices';
 
 export type AppContext = 'tab' | 'worker';
 
@@ -50,6 +52,8 @@ export interface AppServices {
   sessions(): Promise<SessionServices>;
   /** Tab only: what a chat session needs. */
   chat(): Promise<ChatServices>;
+  /** The gate's evidence, cases and estimates for the Skills view (runs go through the learning loop). */
+  gate(): Promise<GateServices>;
 }
 
 /** A lazily created value, created again on the next call if creating it failed. */
@@ -88,7 +92,7 @@ function pendingActions(storage: KnackServices, tools: () => Promise<ToolRegistr
 
 export async function createAppServices(
   storage: KnackServices,
-  options: { context: AppContext; legacySettings?: LegacySettingsStorage | null },
+  options: { context: AppContext; legacySettings?: LegacySettingsStorage | null; gateRegexRunner?: RegexRunner },
 ): Promise<AppServices> {
   const { context } = options;
   const tabOnly = (what: string) => () => Promise.reject(new Error(`${what} exist only in the tab, not in the ${context}.`));
@@ -125,6 +129,10 @@ export async function createAppServices(
         })
       : tabOnly('Chat services');
 
+  const gate = once(async () =>
+    (await import('./gateServices')).createGateServices({ settings, skills, tools, replays: storage.stores.replays, regexRunner: options.gateRegexRunner }),
+  );
+
   const { activity } = storage.stores;
   if (context === 'tab') {
     // Keep the activity store small: old runs go once per start, off the critical path.
@@ -147,5 +155,6 @@ export async function createAppServices(
     tools,
     sessions,
     chat,
+    gate,
   };
 }

@@ -3,12 +3,18 @@
  * stopping runs, which go through the learning loop (review/learningLoop.ts: `verify`,
  * `cancelVerify`, progress listeners) because runs happen in the review worker.
  *
- * Contract only: `createGateServices` (this file's implementation, built by the composition
+ * `createGateServices` (this file's implementation, built by the composition
  * root, `AppServices.gate()`) reads the verdict store, the skill's evals/evals.json and the
  * gate settings. The Skills view's state calls these methods and nothing else of the gate.
  */
 import type { ToolOutcome } from '../tools/toolResult';
 import type { Check, EvalCase, EvalsFile, VerdictRecord } from '../gate/types';
+import type { RecordStore } from '../storage/recordStore';
+import type { ToolRegistry } from '../tools/toolRegistry';
+import type { RegexRunner } from '../gate/checks';
+import type { ReplayCacheEntry } from '../gate/replayCache';
+import type { KnackSettingsService } from './settings';
+import type { SkillServices } from './skillServices';
 
 export interface GateEvidence {
   /** Newest applied run, or null when the skill was never verified. */
@@ -55,4 +61,125 @@ export interface GateServices {
   tryChecks(answer: string, checks: Check[]): Promise<{ pass: boolean; reason?: string }[]>;
   /** What a run would cost now (reads the cache; sends nothing). */
   estimate(skill: string): Promise<GateEstimate>;
+}
+
+// -------------------------------------------------------------------------------------------
+// The implementation, built once per context by the composition root (AppServices.gate()).
+
+
+export interface GateServicesDeps {
+  settings: KnackSettingsService;
+  skills: () => Promise<SkillServices>;
+  /** The context's one tool registry: the user's case edits go through skill_manage. */
+  tools: () => Promise<ToolRegistry>;
+  replays: RecordStore<ReplayCacheEntry>;
+  /** The regex runner of "Try these checks"; the default is the watchdog worker, created on first use. */
+  regexRunner?: RegexRunner;
+}
+
+const textDecoder = new TextDecoder();
+
+/** The gate's modules, loaded together on the first use of the gate services (a chunk of their own). */
+async function gateModules() {
+  const [evalCases, checks, effects, verdictStore, estimate, replayCache, cacheKey, gateJob, settings, toolResult, writeContext] = await Promise.all([
+    import('../gate/evalCases'),
+    import('../gate/checks'),
+    import('../gate/gateEffects'),
+    import('../gate/verdictStore'),
+    import('../gate/gateEstimate'),
+    import('../gate/replayCache'),
+    import('../gate/cacheKey'),
+    import('../gate/gateJob'),
+    import('./settings'),
+    import('../tools/toolResult'),
+    import('../tools/writeContext'),
+  ]);
+  return { evalCases, checks, effects, verdictStore, estimate, replayCache, cacheKey, gateJob, settings, toolResult, writeContext };
+}
+
+export async function createGateServices(deps: GateServicesDeps): Promise<GateServices> {
+  const modules = await gateModules();
+  const { evalCases, checks, settings: settingsModule } = modules;
+  const { approveSkill } = modules.effects;
+  const { freshness } = modules.verdictStore;
+  const { estimateGateRun } = modules.estimate;
+  const { RecordStoreReplayCache } = modules.replayCache;
+  const { replayProviderId } = modules.cacheKey;
+  const { EVALS_FILE, SKILL_FILE } = modules.gateJob;
+  const { ok, fail } = modules.toolResult;
+  const { createWriteContext } = modules.writeContext;
+  let regexRunner = deps.regexRunner ?? null;
+  const runner = async (): Promise<RegexRunner> => (regexRunner ??= (await import('../gate/workerRegexRunner')).createWorkerRegexRunner());
+  const readText = async (skill: string, path: string): Promise<string | null> => {
+    const data = await (await deps.skills()).readSkillFile(skill, path);
+    return data === null ? null : textDecoder.decode(data);
+  };
+  const gateNow = () => {
+    const provider = settingsModule.gateProvider(deps.settings);
+    return { provider, providerId: replayProviderId(provider) };
+  };
+
+  return {
+    async evidence(skill) {
+      const skills = await deps.skills();
+      const [latest, history, current] = await Promise.all([skills.verdicts.latest(skill), skills.verdicts.history(skill), skills.gate.currentHashes(skill)]);
+      const { provider, providerId } = gateNow();
+      const noise = deps.settings.get('gate').noise[settingsModule.gateNoiseKey(provider, providerId)] ?? null;
+      return {
+        latest,
+        history,
+        stale: latest !== null && (current === null || freshness(latest, current) === 'stale'),
+        gateModelNow: latest !== null && latest.model.id !== provider.model ? provider.model : null,
+        noise,
+      };
+    },
+
+    async approve(skill, recordId) {
+      const approved = await approveSkill(skill, recordId, await deps.skills());
+      return approved.success ? ok({ message: `'${skill}' is approved: its label is [approved].`, record_id: approved.record.id }) : fail(approved.error);
+    },
+
+    async readCases(skill) {
+      const text = await readText(skill, EVALS_FILE);
+      if (text === null) return { text: null, file: null };
+      const parsed = evalCases.parseEvalsFile(text);
+      return parsed.ok ? { text, file: parsed.file } : { text, file: null, error: parsed.error };
+    },
+
+    async saveCases(skill, file) {
+      const registry = await deps.tools();
+      const args = { action: 'write_file', name: skill, file_path: EVALS_FILE, file_content: evalCases.serializeEvalsFile(file) };
+      return registry.dispatchOutcome('skill_manage', args, createWriteContext('user'));
+    },
+
+    validateCase(draft, others) {
+      return evalCases.validateCaseDraft(draft, { others }).errors;
+    },
+
+    async tryChecks(answer, list) {
+      const text = checks.answerText(answer);
+      const regex = await runner();
+      return Promise.all(
+        list.map(async (check) => {
+          const scored = await checks.scoreOutput(text, [check], regex);
+          return scored.unscorable ? { pass: false, reason: scored.unscorable } : { pass: scored.passed === 1 };
+        }),
+      );
+    },
+
+    async estimate(skill) {
+      const { provider, providerId } = gateNow();
+      const gate = deps.settings.get('gate');
+      const [markdown, evalsText, skills] = await Promise.all([readText(skill, SKILL_FILE), readText(skill, EVALS_FILE), deps.skills()]);
+      return estimateGateRun({
+        skill: { name: skill, markdown: markdown ?? '', readFile: (path) => skills.readSkillFile(skill, path) },
+        evalsText: markdown === null ? null : evalsText,
+        policy: gate.policy,
+        providerId,
+        model: provider.model,
+        maxTokens: gate.maxTokens,
+        cache: new RecordStoreReplayCache(deps.replays),
+      });
+    },
+  };
 }

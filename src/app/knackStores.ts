@@ -12,6 +12,8 @@ import type { ActivityRecord } from '../review/activity';
 import { Ledger, type BlobRecord, type LedgerEntry } from '../skills/ledger';
 import { PendingStore, type PendingWrite } from '../tools/pendingWrites';
 import { UsageStore, systemClock, type Clock, type UsageRecord } from '../skills/usageStore';
+import type { VerdictRecord } from '../gate/types';
+import type { ReplayCacheEntry } from '../gate/replayCache';
 
 export interface KnackStores {
   usage: UsageStore;
@@ -23,6 +25,10 @@ export interface KnackStores {
   settings: RecordStore<unknown>;
   /** The skill catalogue's snapshot (`index` store). */
   catalogSnapshot: RecordStore<unknown>;
+  /** The gate's finished runs (`verdicts`, index `bySkill`); read through gate/verdictStore.ts. */
+  verdicts: RecordStore<VerdictRecord>;
+  /** The gate's replay cache (`replays`); read through gate/replayCache.ts. */
+  replays: RecordStore<ReplayCacheEntry>;
 }
 
 /**
@@ -52,5 +58,7 @@ export function createKnackStores(open: RecordStoreOpener, changes: ChangeFeed, 
     activity: new ActivityLog(open<ActivityRecord>('activity'), changes),
     settings: open<unknown>('settings'),
     catalogSnapshot: open<unknown>('index'),
+    verdicts: open<VerdictRecord>('verdicts'),
+    replays: open<ReplayCacheEntry>('replays'),
   };
 }

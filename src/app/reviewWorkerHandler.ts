@@ -7,16 +7,25 @@
 import type { ChatProvider } from '../providers/provider';
 import type { ProviderSettings } from '../providers/createProvider';
 import type { EngineAccess } from '../providers/webllm/engine';
-import type { ReviewWorkerApi } from '../review/reviewWorkerApi';
+import type { GateJob, GateJobOutcome, ReviewWorkerApi } from '../review/reviewWorkerApi';
 import type { ReviewOutcome } from '../review/reviewRun';
+import type { RegexRunner } from '../gate/checks';
+import type { GateProgress } from '../gate/types';
+import type { ParamMemory } from '../gate/replayArm';
+import type { GateJobServices } from '../gate/gateJob';
 import { reviewProviderSettings } from './appSettings';
 import type { AppServices } from './appServices';
+import { gateNoiseKey, gateProviderSettings, recordGateRun } from './settings';
 
 export interface ReviewWorkerHandlerOptions {
   /** Builds the provider for a review; the default is the app's provider factory. */
   createProvider?(settings: ProviderSettings, engineAccess: EngineAccess | null): Promise<ChatProvider>;
   /** Connects to the tab's web-llm engine through a port; the default is the remote engine. */
   connectEngine?(port: MessagePort): Promise<EngineAccess>;
+  /** Runs the gate's regex checks; the default is a nested worker under a watchdog (gate/workerRegexRunner.ts). */
+  regexRunner?: RegexRunner;
+  /** The gate's clock, random source and sleep, for tests (real ones by default). */
+  gateTiming?: Pick<GateJobServices, 'clock' | 'random' | 'sleep'>;
 }
 
 async function defaultProvider(settings: ProviderSettings, engineAccess: EngineAccess | null): Promise<ChatProvider> {
@@ -32,6 +41,7 @@ async function defaultConnectEngine(port: MessagePort): Promise<EngineAccess> {
 export function createReviewWorkerHandler(app: () => Promise<AppServices>, options: ReviewWorkerHandlerOptions = {}): ReviewWorkerApi {
   let engineAccess: EngineAccess | null = null;
   const running = new Map<string, AbortController>();
+  let gate: GateWorkerState | null = null;
   const stopped = (kind: ReviewOutcome['kind']): ReviewOutcome => ({ kind, end: 'stopped', finalText: null, toolCalls: [], notices: [], modelCalls: 0 });
 
   return {
@@ -79,14 +89,104 @@ export function createReviewWorkerHandler(app: () => Promise<AppServices>, optio
       return services.storage.locks.withLock('curator-schedule', () => maybeRunCurator(skills.engine, state, idleMs));
     },
 
-    // Wired to runGateJob (src/gate/gateJob.ts) in the next step; until then every run fails clearly.
-    async runGate() {
-      return { kind: 'failed', error: 'Verification is not available in this build yet.' };
+    async runGate(job, onProgress) {
+      const controller = new AbortController();
+      running.set(job.runId, controller);
+      try {
+        gate ??= await gateWorkerState(options);
+        return await runGateInWorker(await app(), job, { ...gate, engineAccess, signal: controller.signal, onProgress, options });
+      } catch (error) {
+        return { kind: 'failed', error: error instanceof Error ? error.message : String(error) };
+      } finally {
+        running.delete(job.runId);
+      }
     },
 
     async ping() {
       const skills = await (await app()).skills();
       return skills.engine.catalog.size;
     },
+  };
+}
+
+/** What the gate keeps for the worker's life: refused parameters per model, the regex runner. */
+interface GateWorkerState {
+  memory: ParamMemory;
+  regexRunner: RegexRunner;
+}
+
+async function gateWorkerState(options: ReviewWorkerHandlerOptions): Promise<GateWorkerState> {
+  const [{ ParamMemory }, { createWorkerRegexRunner }] = await Promise.all([import('../gate/replayArm'), import('../gate/workerRegexRunner')]);
+  return { memory: new ParamMemory(), regexRunner: options.regexRunner ?? createWorkerRegexRunner() };
+}
+
+interface GateRunContext extends GateWorkerState {
+  engineAccess: EngineAccess | null;
+  signal: AbortSignal;
+  onProgress?: (progress: GateProgress) => void;
+  options: ReviewWorkerHandlerOptions;
+}
+
+/**
+ * One gate job (docs/gate.md): the gate provider from this context's settings, the skill's
+ * files as stored, the replay cache over the `replays` store; then the record's effects
+ * (gate/gateEffects.ts `applyVerdict`) and the per-model noise and automatic-run counters.
+ */
+async function runGateInWorker(services: AppServices, job: GateJob, context: GateRunContext): Promise<GateJobOutcome> {
+  const [skills, appSettings, gateSettings, gateJob, { RecordStoreReplayCache }, { replayProviderId }, { poolSizeFor }, { applyVerdict }] = await Promise.all([
+    services.skills(),
+    services.settings.read('app'),
+    services.settings.read('gate'),
+    import('../gate/gateJob'),
+    import('../gate/replayCache'),
+    import('../gate/cacheKey'),
+    import('../gate/replayPool'),
+    import('../gate/gateEffects'),
+  ]);
+  if (context.signal.aborted) return { kind: 'cancelled', pairsDone: 0, pairsTotal: 0 };
+  const providerSettings = gateProviderSettings(appSettings, gateSettings);
+  const providerId = replayProviderId(providerSettings);
+  const provider = await (context.options.createProvider ?? defaultProvider)(providerSettings, context.engineAccess);
+  let result;
+  try {
+    result = await gateJob.runGateJob(
+      { ...job, policy: job.policy ?? gateSettings.policy },
+      {
+        readSkillFile: (skill, path) => skills.readSkillFile(skill, path),
+        provider,
+        providerId,
+        providerLabel: providerSettings.kind === 'webgpu' ? 'the in-browser model' : providerId,
+        memory: context.memory,
+        poolSize: poolSizeFor(providerSettings),
+        maxTokens: gateSettings.maxTokens,
+        cache: new RecordStoreReplayCache(services.storage.stores.replays),
+        regexRunner: context.regexRunner,
+        ...context.options.gateTiming,
+      },
+      { signal: context.signal, onProgress: context.onProgress },
+    );
+  } catch (error) {
+    if (error instanceof gateJob.SkillMissingError) return { kind: 'failed', error: error.message };
+    throw error;
+  }
+  if (result.kind === 'cancelled') return result;
+  const applied = await applyVerdict(result.record, skills.gate);
+  const { cost } = applied.record;
+  await recordGateRun(services.settings, {
+    noiseKey: gateNoiseKey(providerSettings, providerId),
+    probed: result.notes.noiseProbe.probed,
+    flipped: result.notes.noiseProbe.flipped,
+    automatic: job.automatic === true,
+    requests: cost.requests,
+    now: new Date(context.options.gateTiming?.clock?.() ?? Date.now()),
+  });
+  return {
+    kind: 'done',
+    record: applied.record,
+    applied: applied.status === 'applied',
+    superseded: applied.status === 'superseded',
+    verdictChanged: applied.status === 'applied' && applied.changed,
+    requests: cost.requests,
+    cacheHits: cost.cacheHits,
   };
 }

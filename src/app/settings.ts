@@ -12,7 +12,9 @@ import type { LearningIntervals } from '../agent/learningCounters';
 import { emptyCuratorState, type CuratorState } from '../curator/curatorRules';
 import type { MemoryApprovalMode } from '../memory/memoryTool';
 import { defaultSkillSettings, type SkillSettings } from '../skills/skillEngine';
-import { DEFAULT_SETTINGS, normalizeSettings, reviewProviderSettings, type KnackSettings } from './appSettings';
+import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../gate/gateSettings';
+import { isEvidencePolicy } from '../gate/policy';
+import { DEFAULT_SETTINGS, normalizeSettings, chatProviderSettings, reviewProviderSettings, toolProtocolFor, type KnackSettings } from './appSettings';
 
 export interface MemorySettings {
   /** The agent's notes (MEMORY.md) go into the system prompt and the tool can write them. */
@@ -30,6 +32,7 @@ export interface KnackSettingsSchema {
   skills: SkillSettings;
   memory: MemorySettings;
   curator: CuratorState;
+  gate: GateSettings;
 }
 
 export type KnackSettingsService = SettingsService<KnackSettingsSchema>;
@@ -75,6 +78,7 @@ export function createSettingsService(
     skills: { record: 'skills', defaults: { ...defaultSkillSettings }, normalize: withDefaults(defaultSkillSettings) },
     memory: { record: 'memory', defaults: { ...defaultMemorySettings }, normalize: withDefaults(defaultMemorySettings) },
     curator: { record: 'curatorState', defaults: emptyCuratorState(), normalize: withDefaults(emptyCuratorState()) },
+    gate: { record: 'gate', defaults: structuredClone(DEFAULT_GATE_SETTINGS) as GateSettings, normalize: normalizeGateSettings },
   });
 }
 
@@ -86,4 +90,86 @@ export function reviewProvider(settings: KnackSettingsService): ProviderSettings
 export function learningIntervals(settings: KnackSettingsService): LearningIntervals {
   const app = settings.get('app');
   return { creationNudgeInterval: app.creationNudgeInterval, memoryNudgeInterval: app.memoryNudgeInterval };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const nonNegative = (value: unknown, fallback: number) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : fallback);
+
+const sameUrl = (a: string, b: string) => a.trim().replace(/\/+$/, '') === b.trim().replace(/\/+$/, '');
+
+/** The stored gate record made whole: unknown or broken fields take their defaults. */
+export function normalizeGateSettings(stored: unknown): GateSettings {
+  const defaults = structuredClone(DEFAULT_GATE_SETTINGS) as GateSettings;
+  if (!isRecord(stored)) return defaults;
+  const provider = isRecord(stored.provider) ? { baseUrl: String(stored.provider.baseUrl ?? ''), model: String(stored.provider.model ?? '') } : undefined;
+  const usage = isRecord(stored.usage) ? { day: String(stored.usage.day ?? ''), requests: nonNegative(stored.usage.requests, 0) } : defaults.usage;
+  const noise: GateSettings['noise'] = {};
+  if (isRecord(stored.noise)) {
+    for (const [key, value] of Object.entries(stored.noise)) {
+      if (isRecord(value)) noise[key] = { probes: nonNegative(value.probes, 0), flips: nonNegative(value.flips, 0) };
+    }
+  }
+  return {
+    policy: isEvidencePolicy(stored.policy) ? stored.policy : defaults.policy,
+    ...(provider ? { provider } : {}),
+    automatic: typeof stored.automatic === 'boolean' ? stored.automatic : defaults.automatic,
+    allowedHosts: Array.isArray(stored.allowedHosts) ? stored.allowedHosts.filter((host): host is string => typeof host === 'string') : [],
+    dailyCap: nonNegative(stored.dailyCap, defaults.dailyCap),
+    usage,
+    noise,
+    maxTokens: nonNegative(stored.maxTokens, defaults.maxTokens) || defaults.maxTokens,
+  };
+}
+
+/**
+ * The gate's provider: the gate's own choice when Settings name one, else the review
+ * provider. As for the review, the API key goes along only to the chat's own base URL.
+ */
+export function gateProviderSettings(app: KnackSettings, gate: GateSettings): ProviderSettings {
+  const review = reviewProviderSettings(app);
+  const choice = gate.provider;
+  if (!choice || (!choice.baseUrl.trim() && !choice.model.trim())) return review;
+  const baseUrl = choice.baseUrl.trim() || review.baseUrl;
+  const model = choice.model.trim() || review.model;
+  const kind = choice.baseUrl.trim() ? 'openai-compatible' : review.kind;
+  const ownEndpoint = kind === 'openai-compatible' && chatProviderSettings(app).kind === 'openai-compatible' && sameUrl(baseUrl, app.baseUrl);
+  return { kind, baseUrl, apiKey: ownEndpoint ? app.apiKey : '', model, toolProtocol: toolProtocolFor(app, model) };
+}
+
+/** The gate's provider from the settings service's current values. */
+export function gateProvider(settings: KnackSettingsService): ProviderSettings {
+  return gateProviderSettings(settings.get('app'), settings.get('gate'));
+}
+
+/** The key of `gate.noise`: where the gate's model runs, and which model. */
+export function gateNoiseKey(provider: Pick<ProviderSettings, 'kind' | 'baseUrl' | 'model'>, providerId: string): string {
+  return `${providerId} ${provider.model.trim()}`;
+}
+
+/** A local calendar day as YYYY-MM-DD (automatic runs' daily cap resets on it). */
+export function localDay(now: Date): string {
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}
+
+/**
+ * What a finished run adds to the gate settings: its noise probe to the model's counters and,
+ * for an automatic run, its requests to today's usage (a new local day starts from zero).
+ * Re-reads the record first, since the tab may have written it since this context loaded it.
+ */
+export async function recordGateRun(
+  settings: KnackSettingsService,
+  run: { noiseKey: string; probed: boolean; flipped: boolean; automatic: boolean; requests: number; now: Date },
+): Promise<GateSettings> {
+  const gate = await settings.read('gate');
+  const change: Partial<GateSettings> = {};
+  if (run.probed) {
+    const seen = gate.noise[run.noiseKey] ?? { probes: 0, flips: 0 };
+    change.noise = { ...gate.noise, [run.noiseKey]: { probes: seen.probes + 1, flips: seen.flips + (run.flipped ? 1 : 0) } };
+  }
+  if (run.automatic) {
+    const day = localDay(run.now);
+    change.usage = { day, requests: (gate.usage.day === day ? gate.usage.requests : 0) + run.requests };
+  }
+  return Object.keys(change).length > 0 ? settings.update('gate', change) : gate;
 }

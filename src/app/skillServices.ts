@@ -9,6 +9,13 @@ import type { ChangeCommitter } from '../skills/fileChanges';
 import { skillDirOf } from '../skills/rollback';
 import type { SkillEngine } from '../skills/skillEngine';
 import { SkillIndex } from '../skills/skillIndex';
+import { VerdictStore, type MeasuredHashes } from '../gate/verdictStore';
+import { gateVerificationSource } from '../gate/verificationViews';
+import { indexLabel } from '../gate/indexLabel';
+import { refreshFreshness, type GateEffectDeps } from '../gate/gateEffects';
+import { EVALS_FILE, SKILL_FILE } from '../gate/gateJob';
+import { parseEvalsFile, validateEvalsFile } from '../gate/evalCases';
+import { casesHashOf, skillHashOf } from '../gate/verdictRecord';
 
 /**
  * The skill engine on OPFS and IndexedDB, for any context (UI thread or a worker), built by
@@ -19,6 +26,26 @@ import { SkillIndex } from '../skills/skillIndex';
 export interface SkillServices {
   engine: SkillEngine;
   index: SkillIndex;
+  /** The gate's stored runs. */
+  verdicts: VerdictStore;
+  /** What the gate's effects (gate/gateEffects.ts) need: the engine, the verdicts, the skill's hashes now. */
+  gate: GateEffectDeps;
+  /** Reads a file of a skill's folder by the skill's name (relative path); null when either is absent. */
+  readSkillFile(skill: string, relativePath: string): Promise<Uint8Array | null>;
+}
+
+/** Changes that put back older bytes without skill_manage, after which a verdict may be fresh or stale again. */
+const RESTORING_ACTIONS = new Set(['rollback', 'restore']);
+
+const textOf = (data: Uint8Array) => new TextDecoder().decode(data);
+
+/** The hashes a verdict is compared with: SKILL.md and the canonical evals/evals.json, as stored now. */
+export async function skillHashesNow(read: SkillServices['readSkillFile'], skill: string): Promise<MeasuredHashes | null> {
+  const [markdown, evals] = await Promise.all([read(skill, SKILL_FILE), read(skill, EVALS_FILE)]);
+  if (markdown === null) return null;
+  const evalsText = evals === null ? null : textOf(evals);
+  const parsed = evalsText === null ? undefined : parseEvalsFile(evalsText);
+  return { skillHash: await skillHashOf(markdown), casesHash: await casesHashOf(evalsText, parsed?.ok ? parsed.file : undefined) };
 }
 
 export async function createSkillServices(storage: KnackServices, settings: KnackSettingsService, clock: Clock = systemClock): Promise<SkillServices> {
@@ -46,10 +73,26 @@ export async function createSkillServices(storage: KnackServices, settings: Knac
       index.invalidate({ labels: true });
       storage.changes.publish({ type: 'skill-changed', name: change.skill, dir: change.dir, action: change.action, from: contextId });
       storage.changes.publish({ type: 'index-invalidated', generation: catalog.generation });
+      // The context that made the change settles the verdict's freshness, once (after the lock it ran under).
+      if (RESTORING_ACTIONS.has(change.action)) {
+        void refreshFreshness(change.skill, gate).catch((error: unknown) => console.warn('[knack] refreshing a verdict failed', error));
+      }
     },
   };
-  // Only non-default labels change the index; UsageStore keeps them in one record.
-  const index = new SkillIndex(catalog, () => usage.labels());
+  const readSkillFile: SkillServices['readSkillFile'] = async (skill, relativePath) => {
+    const dir = catalog.findByName(skill)[0]?.dir;
+    return dir ? engine.files.read(`${dir}/${relativePath}`) : null;
+  };
+  const verdicts = new VerdictStore(stores.verdicts);
+  const gate: GateEffectDeps = { engine, verdicts, currentHashes: (skill) => skillHashesNow(readSkillFile, skill) };
+  engine.verification = gateVerificationSource({ usage, verdicts });
+  engine.fileRules = async (relativePath, text, context) => {
+    if (relativePath !== EVALS_FILE) return null;
+    const checked = await validateEvalsFile(text, { readFile: context.readFile, skillName: context.skill });
+    return checked.ok ? { warnings: checked.warnings } : { error: checked.error, problems: checked.errors };
+  };
+  // Only non-default labels change the index; UsageStore keeps them in one record. The gate chooses the words.
+  const index = new SkillIndex(catalog, () => usage.labels(), indexLabel);
 
   // Keep this context's catalogue in step with writes made elsewhere.
   storage.changes.subscribe((change) => {
@@ -62,7 +105,7 @@ export async function createSkillServices(storage: KnackServices, settings: Knac
   });
   settings.subscribe('skills', () => index.invalidate());
 
-  return { engine, index };
+  return { engine, index, verdicts, gate, readSkillFile };
 }
 
 /**

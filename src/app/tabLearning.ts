@@ -11,9 +11,9 @@ import type { GateSettings } from '../gate/gateSettings';
 import type { ProviderSettings } from '../providers/createProvider';
 import { LearningLoop, type IdleClock } from '../review/learningLoop';
 import type { AppServices } from './appServices';
-import { learningIntervals, reviewProvider } from './settings';
+import { gateProvider, learningIntervals, reviewProvider } from './settings';
 
-/** The gate settings for the loop; absent until the settings schema has the `gate` key. */
+/** The gate settings for the loop (the settings service's `gate` key unless a test passes its own). */
 export interface GateSettingsAccess {
   read(): GateSettings;
   update(change: Partial<GateSettings>): Promise<void>;
@@ -33,15 +33,20 @@ async function countCases(app: AppServices, skill: string): Promise<number | nul
 }
 
 export function createTabLearningLoop(app: AppServices, options: { idle: IdleClock; onUpdate?: () => void; gate?: GateSettingsAccess }): LearningLoop {
-  const gate = options.gate;
+  const gate: GateSettingsAccess = options.gate ?? {
+    read: () => app.settings.get('gate'),
+    update: (change) => app.settings.update('gate', change).then(() => undefined),
+    provider: () => gateProvider(app.settings),
+  };
   return new LearningLoop({
     createBackend: async () => {
       const { ReviewWorkerClient } = await import('../review/reviewWorkerClient');
       return new ReviewWorkerClient(
-        () => reviewProvider(app.settings).kind === 'webgpu' || gate?.provider().kind === 'webgpu',
+        () => reviewProvider(app.settings).kind === 'webgpu' || gate.provider().kind === 'webgpu',
+        // The worker's requests (reviews, gate replays) queue behind the chat's on the one engine.
         async () => {
           const { engineHost } = await import('../providers/webllm/engineHost');
-          return engineHost().connectPort();
+          return engineHost().connectPort('background');
         },
       );
     },
@@ -52,7 +57,9 @@ export function createTabLearningLoop(app: AppServices, options: { idle: IdleClo
     notifyPendingChanged: () => app.changes.publish({ type: 'pending-changed' }),
     idle: options.idle,
     onUpdate: options.onUpdate,
-    ...(gate ? { gateSettings: () => gate.read(), updateGateSettings: (change) => gate.update(change), gateProvider: () => gate.provider() } : {}),
+    gateSettings: () => gate.read(),
+    updateGateSettings: (change) => gate.update(change),
+    gateProvider: () => gate.provider(),
     subscribeChanges: (listener) => app.changes.subscribe(listener),
     countCases: (skill) => countCases(app, skill),
   });

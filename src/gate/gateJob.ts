@@ -16,6 +16,7 @@ import { runGate, type GateBudget, type GateRunResult } from './gateRun';
 import type { ParamMemory, Sleep } from './replayArm';
 import type { ReplayCache } from './replayCache';
 import type { EvidencePolicy, GateProgress } from './types';
+import { DEFAULT_POLICY } from './policy';
 import { casesHashOf, skillHashOf, withSupersession } from './verdictRecord';
 import type { PreviousVersion } from './vsPrevious';
 
@@ -26,9 +27,12 @@ export const EVALS_FILE = 'evals/evals.json';
 export interface GateJob {
   runId: string;
   skill: string;
+  /** An automatic run (after a change, or when idle): its requests count against the daily cap. */
+  automatic?: boolean;
   /** Ledger sequence number of the version being verified. */
   version?: number;
-  policy: EvidencePolicy;
+  /** Absent: the gate settings' policy (the review worker fills it in), else the default. */
+  policy?: EvidencePolicy;
   /** false = "Verify again without cache". */
   useCache?: boolean;
   budget?: GateBudget;
@@ -44,6 +48,8 @@ export interface GateJobServices {
   providerLabel?: string;
   memory: ParamMemory;
   poolSize?: number;
+  /** max_tokens of every replay (the gate settings); the gate's default when absent. */
+  maxTokens?: number;
   cache: ReplayCache;
   regexRunner: RegexRunner;
   sleep?: Sleep;
@@ -85,8 +91,8 @@ export async function runGateJob(
       runId: job.runId,
       skill: { name: job.skill, markdown: before.markdown, skillHash: before.skillHash, version: job.version, readFile },
       evalsText: before.evals,
-      policy: job.policy,
-      gate: { provider: services.provider, providerId: services.providerId, memory: services.memory, label: services.providerLabel, poolSize: services.poolSize },
+      policy: job.policy ?? DEFAULT_POLICY,
+      gate: { provider: services.provider, providerId: services.providerId, memory: services.memory, label: services.providerLabel, poolSize: services.poolSize, maxTokens: services.maxTokens },
       budget: job.budget,
       useCache: job.useCache,
       previous: job.previous,

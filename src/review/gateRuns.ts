@@ -330,7 +330,7 @@ export class GateRuns {
     this.deps.onUpdate?.();
     // `automatic` tells the worker to count the run's requests against today's cap (the
     // worker writes the usage after the run, next to the noise counts).
-    const job: GateJob & { automatic?: boolean } = { runId: run.runId, skill, policy: this.#settings().policy, ...options };
+    const job: GateJob = { runId: run.runId, skill, policy: this.#settings().policy, ...options };
     if (isAutomatic(trigger)) job.automatic = true;
     const onProgress = (progress: GateProgress) => {
       if (run.settled) return;

@@ -20,7 +20,15 @@ Where to put it, in this order of preference:
 3. add a supporting file to such a skill (references/ for knowledge, templates/ for starting points, scripts/ for repeatable actions) with write_file, plus a one-line pointer in its SKILL.md;
 4. only when nothing fits, create a new skill whose name describes the class of problem (never an incident, error text, ticket number or date). Its description starts with when to use it and stays within 60 characters.
 
-Whenever you create or change a skill, also write or extend its evals/evals.json with cases drawn from this conversation, so the change can be verified later. Format: {"skill_name": "<name>", "evals": [{"id": "<short-id>", "prompt": "<a request like the user's>", "expected_output": "<what a good answer does>", "checks": [{"type": "contains" | "not_contains" | "regex", "value": "<text or pattern>"}]}]}. Use mechanical checks that a good answer passes and a bad one fails. Read the existing file with skill_view first if it exists.
+Whenever you create or patch a skill, also write or extend its evals/evals.json: the cases a later check replays with and without the skill to see whether it helps. Draw them from this conversation:
+- add the user's actual request once, marked "knack": {"source": true};
+- every other case is a sibling of the task (same kind of request, different details), never the same prompt reworded;
+- prefer checks a good answer passes and a weak one fails (icontains, contains_any, regex) over cases with only not_contains checks;
+- if the answer depended on earlier turns or retrieved text, put them in the case's "messages" so it stands on its own;
+- write at least 4 cases, 6 or more to give the skill a chance of being verified; keep prompts short.
+Shape (placeholders in angle brackets; write real values):
+{"skill_name": "<skill>", "evals": [{"id": <n>, "prompt": "<request>", "messages": [{"role": "user", "content": "<earlier turn>"}], "expected_output": "<what a good answer does>", "checks": [{"type": "icontains", "value": "<word a good answer uses>"}], "knack": {"source": true}}]}
+If the file exists, read it with skill_view first and add to it; the tool tells you what to fix when a case is not valid.
 
 Do not save: errors that were transient or came from the environment (missing programs, credentials, network), failures that were never resolved, one-off narratives of what happened, or claims that a tool does not work. Save the fix, not the failure.
 

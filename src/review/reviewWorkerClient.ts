@@ -19,15 +19,18 @@ export class ReviewWorkerClient implements LearningBackend {
   constructor(
     /** Whether reviews use the in-browser model, so the worker needs the tab's engine. */
     private readonly usesEngine: () => boolean,
-    /** A port to the tab's web-llm engine, when the in-browser provider is in use. */
-    private readonly enginePort?: () => Promise<MessagePort | null>,
+    /**
+     * A port to the tab's web-llm engine, when the in-browser provider is in use. Asked for with
+     * background priority: reviews and gate replays wait while the chat generates.
+     */
+    private readonly enginePort?: (priority: 'background') => Promise<MessagePort | null>,
   ) {}
 
   private async remote(): Promise<Comlink.Remote<ReviewWorkerApi>> {
     if (!this.api) {
       this.worker = new Worker(new URL('../../workers/review.worker.ts', import.meta.url), { type: 'module', name: 'knack-review' });
       this.api = Comlink.wrap<ReviewWorkerApi>(this.worker);
-      const port = this.usesEngine() ? await this.enginePort?.() : null;
+      const port = this.usesEngine() ? await this.enginePort?.('background') : null;
       if (port) await this.api.connectEngine(Comlink.transfer(port, [port]));
     }
     return this.api;
@@ -59,9 +62,10 @@ export class ReviewWorkerClient implements LearningBackend {
     return this.guarded((api) => api.maybeRunCurator(idleMs));
   }
 
+  /** One verification run in the worker; progress comes back through a comlink proxy. */
   runGate(job: GateJob, onProgress?: (progress: GateProgress) => void): Promise<GateJobOutcome> {
-    // The progress callback is called from the worker: it crosses as a proxy.
-    return this.guarded<GateJobOutcome>((api) => api.runGate(job, onProgress ? Comlink.proxy(onProgress) : undefined));
+    // Comlink distributes its Remote type over the union; the value is the same outcome.
+    return this.guarded((api) => api.runGate(job, onProgress ? Comlink.proxy(onProgress) : undefined) as Promise<GateJobOutcome>);
   }
 
   ping(): Promise<number> {

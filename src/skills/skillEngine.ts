@@ -57,6 +57,27 @@ export interface SkillVerificationSource {
   sidecar(name: string): Promise<Uint8Array | null>;
 }
 
+/** What a file rule knows about the write it checks. */
+export interface SkillFileRuleContext {
+  /** The skill's name. */
+  skill: string;
+  /** Reads a file of the skill's folder as it is before this write (relative path); null when absent. */
+  readFile(relativePath: string): Promise<Uint8Array | null>;
+}
+
+/** A file rule's answer: `error` refuses the write (with `problems` for the model), `warnings` go along with a success. */
+export interface SkillFileRuleResult {
+  error?: string;
+  problems?: unknown;
+  warnings?: string[];
+}
+
+/**
+ * Extra checks on particular files of a skill, injected because skills sit below the modules
+ * that own those formats (the gate's evals/evals.json). null: no rule for this path.
+ */
+export type SkillFileRules = (relativePath: string, text: string, context: SkillFileRuleContext) => Promise<SkillFileRuleResult | null>;
+
 export interface SkillEngine {
   files: FileStore;
   locks: LockManager;
@@ -71,6 +92,8 @@ export interface SkillEngine {
   onChange?: (change: SkillChange) => void;
   /** The gate's verdicts, for skill_view and export; absent = no verification is shown or exported. */
   verification?: SkillVerificationSource;
+  /** Checks of particular files on skill_manage write_file and patch; absent = none. */
+  fileRules?: SkillFileRules;
 }
 
 export const skillLockKey = (name: string) => `skill:${name}`;

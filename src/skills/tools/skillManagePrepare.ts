@@ -95,6 +95,21 @@ function resolveTarget(entry: CatalogEntry, filePath: string): { path: string } 
   return resolved.ok ? { path: resolved.path } : { error: resolved.error };
 }
 
+/**
+ * Runs the engine's file rules (e.g. the gate's evals/evals.json validation) on the text a
+ * write or patch would leave: a refusal becomes the tool's failure, lint warnings ride along
+ * on the success.
+ */
+async function fileRuleOutcome(engine: SkillEngine, entry: CatalogEntry, path: string, text: string, result: ToolSuccess): Promise<ToolSuccess | ToolFailure> {
+  if (!engine.fileRules || !path.startsWith(`${entry.dir}/`)) return result;
+  const relative = path.slice(entry.dir.length + 1);
+  const readFile = (relativePath: string) => engine.files.read(`${entry.dir}/${relativePath}`);
+  const checked = await engine.fileRules(relative, text, { skill: entry.name, readFile });
+  if (!checked) return result;
+  if (checked.error) return fail(checked.error, checked.problems === undefined ? {} : { problems: checked.problems });
+  return checked.warnings && checked.warnings.length > 0 ? { ...result, warnings: checked.warnings } : result;
+}
+
 /** A checked change to an existing skill, ready to scan and commit. */
 function planned(
   entry: CatalogEntry,
@@ -196,17 +211,19 @@ async function preparePatch({ engine, name, args, context }: PrepareRequest): Pr
     if (structure) return fail(`Patch would break SKILL.md structure: ${structure}`);
   }
   const count = replaced.count;
-  return planned(
+  const result = await fileRuleOutcome(
+    engine,
     entry,
-    { writes: [[target, textEncoder.encode(replaced.content)]] },
+    target,
+    replaced.content,
     ok({
       message: `Patched ${label} in skill '${name}' (${count} replacement${count === 1 ? '' : 's'}).`,
       strategy: replaced.strategy,
       _change: { old: preview(oldString, CHANGE_PATCH_PREVIEW_CHARS), new: preview(newString, CHANGE_PATCH_PREVIEW_CHARS) },
     }),
-    new Map([[target, currentBytes]]),
-    listed,
   );
+  if (!result.success) return result;
+  return planned(entry, { writes: [[target, textEncoder.encode(replaced.content)]] }, result, new Map([[target, currentBytes]]), listed);
 }
 
 async function prepareWriteFile({ engine, name, args, context }: PrepareRequest): Promise<Prepared> {
@@ -222,11 +239,9 @@ async function prepareWriteFile({ engine, name, args, context }: PrepareRequest)
     const refusal = readBeforeWriteRefusal(context, 'write_file', name, resolved.path, filePath);
     if (refusal) return refusal;
   }
-  return planned(
-    entry,
-    { writes: [[resolved.path, textEncoder.encode(fileContent)]] },
-    ok({ message: `File '${filePath}' written to skill '${name}'.`, path: resolved.path }),
-  );
+  const result = await fileRuleOutcome(engine, entry, resolved.path, fileContent, ok({ message: `File '${filePath}' written to skill '${name}'.`, path: resolved.path }));
+  if (!result.success) return result;
+  return planned(entry, { writes: [[resolved.path, textEncoder.encode(fileContent)]] }, result);
 }
 
 async function prepareRemoveFile({ engine, name, args, context }: PrepareRequest): Promise<Prepared> {

@@ -25,9 +25,14 @@ export function memoryParts(): MemoryParts {
   return { files: new MemoryFileStore(), locks: new MemoryLockManager(), intents: new MemoryRecordStore(), stores: new Map(), channel: `knack-test-${crypto.randomUUID()}` };
 }
 
+/** The indexes the IndexedDB stores declare (storage/db.ts) that the code reads by index. */
+const MEMORY_INDEXES: Partial<Record<RecordStoreName, Record<string, string>>> = {
+  verdicts: { bySkill: 'skill' },
+};
+
 export async function memoryStorage(parts: MemoryParts = memoryParts()): Promise<OpenedStorage & { published: StorageChange[] }> {
   const open = <T>(name: RecordStoreName): RecordStore<T> => {
-    if (!parts.stores.has(name)) parts.stores.set(name, new MemoryRecordStore<unknown>());
+    if (!parts.stores.has(name)) parts.stores.set(name, new MemoryRecordStore<unknown>({ indexes: MEMORY_INDEXES[name] }));
     return parts.stores.get(name) as RecordStore<T>;
   };
   const changes = new ChangeFeed(parts.channel);
