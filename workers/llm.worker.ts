@@ -1,5 +1,5 @@
 /**
- * The web-llm engine worker (SPEC §2, §12.2): one `MLCEngine` behind web-llm's own worker
+ * The web-llm engine worker (docs/providers.md): one `MLCEngine` behind web-llm's own worker
  * protocol. Its only client is the UI thread's engine host (src/providers/webllm/engineHost.ts),
  * which shares it with every other caller; see that module for why.
  *

@@ -1,5 +1,5 @@
 /**
- * The review worker (SPEC §2, §8.2): background reviews and curator runs, off the UI thread.
+ * The review worker (docs/architecture.md): background reviews and curator runs, off the UI thread.
  * Exposed with comlink; its contract is ReviewWorkerApi (src/review/reviewWorkerApi.ts). It
  * opens the same OPFS/IndexedDB storage as the tab (the tab already ran recovery), builds the
  * same app services (`context: 'worker'`: its own catalogue and memory store, the same

@@ -4,7 +4,7 @@
  * system prompt, runs the agent loop with the provider of the moment, persists every message
  * the turn adds, keeps the learning counters per session and reports each turn to the
  * learning loop. It reports what changed through one listener; the UI renders that.
- * Plain TypeScript, no DOM (SPEC §2): it runs the same under Vitest with in-memory stores.
+ * Plain TypeScript, no DOM (docs/architecture.md): it runs the same under Vitest with in-memory stores.
  */
 import { DEFAULT_MAX_ITERATIONS, runAgentTurn, type AgentEvent, type TurnEnd } from './agentLoop';
 import type { LearningCounters, LearningIntervals } from './learningCounters';

@@ -1,5 +1,5 @@
 /**
- * The two counters that decide when the review agent looks back at a conversation (SPEC §8.1,
+ * The two counters that decide when the review agent looks back at a conversation (docs/learning-loop.md,
  * Hermes semantics). They live on the session record, so a reload does not lose them.
  */
 export interface LearningCounters {

@@ -1,5 +1,5 @@
 /**
- * The system prompt of a new chat session (SPEC §7): Knack's instructions, the guidance for
+ * The system prompt of a new chat session (docs/chat.md): Knack's instructions, the guidance for
  * the tools on offer, the frozen memory snapshot and the skill index, ranked against the
  * first user message when it does not fit its budget. Built once; the session keeps it.
  */

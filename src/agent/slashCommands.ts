@@ -1,5 +1,5 @@
 /**
- * Slash commands typed into the chat box (SPEC §5): `/<skill-name> [request]` loads that
+ * Slash commands typed into the chat box (docs/chat.md): `/<skill-name> [request]` loads that
  * skill into the turn; the rest open views. Parsing is pure; the chat state acts on it.
  */
 export type SlashCommand =

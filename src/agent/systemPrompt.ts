@@ -1,5 +1,5 @@
 /**
- * The system prompt, built once per session and then frozen (SPEC §7): the prefix stays the
+ * The system prompt, built once per session and then frozen (docs/chat.md): the prefix stays the
  * same for every call of the session, which keeps provider prefix caches warm. A skill
  * written mid-session shows up in the next session's index; this session learns of it from
  * the tool result.

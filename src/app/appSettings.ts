@@ -37,7 +37,7 @@ export const TOOL_PROTOCOLS: readonly { id: ToolProtocol; label: string }[] = [
   { id: 'text', label: 'Text protocol (<tool_call> blocks)' },
 ];
 
-/** A different endpoint or model for the review agent and the gate (SPEC §12.4). */
+/** A different endpoint or model for the review agent and the gate (docs/providers.md). */
 export interface ReviewProviderChoice {
   /** Empty: the chat's base URL. */
   baseUrl: string;
@@ -48,7 +48,7 @@ export interface ReviewProviderChoice {
 export interface KnackSettings {
   provider: ProviderKind;
   baseUrl: string;
-  /** Sent only to `baseUrl`; never exported unless the user asks (SPEC §12.1). */
+  /** Sent only to `baseUrl`; never exported unless the user asks (docs/providers.md). */
   apiKey: string;
   model: string;
   theme: ThemeChoice;
@@ -57,7 +57,7 @@ export interface KnackSettings {
    * protocol whichever server hosts it). Models not listed use 'auto'.
    */
   toolProtocols: Record<string, ToolProtocol>;
-  /** Review skills after this many model calls without skill_manage; ≤ 0 disables (SPEC §8.1). */
+  /** Review skills after this many model calls without skill_manage; ≤ 0 disables (docs/learning-loop.md). */
   creationNudgeInterval: number;
   /** Review memory after this many user turns without a memory write; ≤ 0 disables. */
   memoryNudgeInterval: number;
@@ -98,7 +98,7 @@ function sameEndpoint(a: string, b: string): boolean {
 
 /**
  * The review agent's provider. The API key belongs to the chat's base URL: it goes along only
- * when the review talks to that same URL, never to a different server (SPEC §12.1).
+ * when the review talks to that same URL, never to a different server (docs/providers.md).
  */
 export function reviewProviderSettings(settings: KnackSettings): ProviderSettings {
   const chat = chatProviderSettings(settings);
@@ -116,7 +116,7 @@ export function reviewProviderSettings(settings: KnackSettings): ProviderSetting
   };
 }
 
-/** Settings as they may leave the app (backup, export): never the API key (SPEC §14). */
+/** Settings as they may leave the app (backup, export): never the API key (docs/providers.md). */
 export function settingsWithoutSecrets(settings: KnackSettings): Omit<KnackSettings, 'apiKey'> {
   const { apiKey: _apiKey, ...rest } = settings;
   void _apiKey;

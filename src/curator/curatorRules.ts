@@ -1,7 +1,7 @@
 import { lastActivityAt, type UsageRecord } from '../skills/usageStore';
 
 /**
- * The curator's deterministic lifecycle (SPEC §11, Hermes §8.2–§8.3): no model involved.
+ * The curator's deterministic lifecycle (docs/learning-loop.md): no model involved.
  * Only curator-managed skills (`created_by: "agent"`, not pinned) move: unused for 30 days →
  * stale, unused for 90 days → archived, used again → active.
  */

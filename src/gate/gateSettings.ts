@@ -1,6 +1,6 @@
 /**
  * The gate's settings (settings service key "gate", docs/gate.md "Triggers"): the evidence
- * policy, an optional separate gate model (SPEC §12.4), and the rules for automatic runs —
+ * policy, an optional separate gate model (docs/providers.md), and the rules for automatic runs —
  * off for a non-local provider until the user allows that host once, and a daily cap on the
  * requests automatic runs may send. Plain data and pure helpers only.
  */

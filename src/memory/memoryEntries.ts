@@ -1,5 +1,5 @@
 /**
- * The memory file format (SPEC §3.1, §9; reference/hermes-spec.md §1.6, §10.1): two plain
+ * The memory file format (docs/learning-loop.md): two plain
  * files whose entries are joined by a line holding only "§". Limits count characters of the
  * joined text, so the delimiters count too.
  */

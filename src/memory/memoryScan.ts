@@ -1,5 +1,5 @@
 /**
- * The threat scan for memory entries (SPEC §9, reference/hermes-spec.md §10.3, scope "strict").
+ * The threat scan for memory entries (docs/learning-loop.md).
  *
  * Memory is injected into every system prompt, so an entry is a standing instruction the
  * model will read on every turn of every later session. The scan is narrower than the skill

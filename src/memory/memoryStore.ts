@@ -1,5 +1,5 @@
 /**
- * The memory store (SPEC §9, reference/hermes-spec.md §10): add, replace and remove entries
+ * The memory store (docs/learning-loop.md): add, replace and remove entries
  * of `memories/MEMORY.md` and `memories/USER.md`, one at a time or as an all-or-nothing batch.
  *
  * Every mutation takes the `memory` Web Lock and re-reads the file inside it, so writes from

@@ -1,6 +1,6 @@
 /**
- * The `memory` tool the model sees (SPEC §5, §9; reference/hermes-spec.md §10.2): parameter
- * checks in Hermes' order, the write-approval gate after them (§2.9: memory validates before
+ * The `memory` tool the model sees (docs/learning-loop.md): parameter
+ * checks in Hermes' order, the write-approval gate after them (memory validates before
  * staging), then the store.
  */
 import type { PendingStore } from '../tools/pendingWrites';

@@ -16,7 +16,7 @@ export interface ProviderSettings {
   baseUrl: string;
   apiKey: string;
   model: string;
-  /** auto = native tool calls where the provider supports them, else the text protocol (SPEC §12.3). */
+  /** auto = native tool calls where the provider supports them, else the text protocol (docs/providers.md). */
   toolProtocol: ToolProtocol;
 }
 

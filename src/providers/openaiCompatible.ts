@@ -1,5 +1,5 @@
 /**
- * A ChatProvider for any OpenAI-compatible server (SPEC §12.1): Ollama, LM Studio,
+ * A ChatProvider for any OpenAI-compatible server (docs/providers.md): Ollama, LM Studio,
  * llama.cpp, OpenAI, OpenRouter or a custom one.
  *
  * One POST to `{base}/chat/completions` with `stream: true`; the body goes through the SSE

@@ -1,7 +1,7 @@
 /**
- * Known OpenAI-compatible servers (SPEC §12.1): where they listen by default and what to
+ * Known OpenAI-compatible servers (docs/providers.md): where they listen by default and what to
  * change when the browser blocks them. The CORS advice is per server because each has its
- * own switch (browser-platform.md §3); `origin` is the page's origin, which is exactly the
+ * own switch (docs/providers.md); `origin` is the page's origin, which is exactly the
  * value those switches want.
  */
 export type PresetId = 'ollama' | 'lm-studio' | 'llama-cpp' | 'openai' | 'openrouter' | 'custom';

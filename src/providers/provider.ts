@@ -1,5 +1,5 @@
 /**
- * One streaming interface for every model source (SPEC §12). The agent loops (chat on the UI
+ * One streaming interface for every model source (docs/providers.md). The agent loops (chat on the UI
  * thread, review in a worker) only ever see a `ChatProvider`; whether tokens come from
  * web-llm on the GPU or an OpenAI-compatible server is the provider's business.
  */

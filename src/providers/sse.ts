@@ -5,7 +5,7 @@
  * provider and any future streaming source). Only what OpenAI-compatible servers send is
  * handled: `data:` (several lines join with "\n"), `event:`, `id:`, comment lines starting
  * with ":" (OpenRouter's keep-alives), and LF, CRLF or CR line ends — split anywhere, since
- * the network cuts bytes wherever it likes (browser-platform.md §3).
+ * the network cuts bytes wherever it likes (docs/providers.md).
  */
 import { ProviderError } from './provider';
 

@@ -1,5 +1,5 @@
 /**
- * Tool calling for models that have none (SPEC §12.3): the tools and how to call them go
+ * Tool calling for models that have none (docs/providers.md): the tools and how to call them go
  * into the system prompt, the model answers with `<tool_call>{…}</tool_call>` blocks, and
  * this wrapper turns those blocks back into `tool-call` parts. Earlier calls and results in
  * the history are written out the same way, so the model sees one consistent convention.

@@ -1,6 +1,6 @@
 /**
- * Finds `<tool_call>…</tool_call>` blocks in streamed text (the text tool protocol, SPEC
- * §12.3) while letting everything else through as soon as it is known not to be part of a
+ * Finds `<tool_call>…</tool_call>` blocks in streamed text (the text tool protocol,
+ * docs/providers.md) while letting everything else through as soon as it is known not to be part of a
  * block. Only a tail that could still grow into `<tool_call>` is held back, so the user sees
  * text as it streams, never a flash of a tag.
  */

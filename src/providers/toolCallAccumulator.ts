@@ -1,7 +1,7 @@
 /**
  * The one place streamed tool-call fragments become whole tool calls.
  *
- * Servers disagree on how they stream `delta.tool_calls` (browser-platform.md §3): OpenAI
+ * Servers disagree on how they stream `delta.tool_calls` (docs/providers.md): OpenAI
  * and llama.cpp send a head (id, name) then argument pieces per index; Ollama sends each
  * call whole, and a parallel batch may put every call at index 0; some resend the full name
  * with every piece; ids may be missing or integers. These rules cover all of them:

@@ -6,7 +6,7 @@ import type { ReviewRecord } from './reviewScheduler';
 import type { GateJobOutcome } from './reviewWorkerApi';
 
 /**
- * What the Activity view lists (SPEC §8.2, §13): one record per background run — a review or a
+ * What the Activity view lists (docs/learning-loop.md): one record per background run — a review or a
  * curator run — with what triggered it, the tool calls it made and their results, and what came
  * of it. Plain data, stored in the IndexedDB `activity` store keyed by `id`; pure helpers only.
  */

@@ -1,5 +1,5 @@
 /**
- * The learning loop (SPEC §8), in plain TypeScript: the chat tells it when a user turn starts
+ * The learning loop (docs/learning-loop.md), in plain TypeScript: the chat tells it when a user turn starts
  * (a running review for the session is cancelled, without waiting) and when a turn has ended
  * (the finalizer decides whether to schedule a review); the curator's schedule is checked on
  * a timer the UI owns, against an idle clock the UI feeds with input events.

@@ -1,7 +1,7 @@
 import type { ReviewKind } from '../agent/learningCounters';
 
 /**
- * What the review agent is asked to do (SPEC §8.2), in Knack's own words. The review sees the
+ * What the review agent is asked to do (docs/learning-loop.md), in Knack's own words. The review sees the
  * conversation as its history and this as the final user message.
  */
 const MEMORY_PART = `Look back over the conversation above for facts about the user — who they are, what they want, their preferences and their setup — and for expectations about how you should work with them. If something is worth keeping, save it with the memory tool (short, declarative entries). If nothing stands out, answer exactly "Nothing to save." and stop.`;

@@ -7,7 +7,7 @@ import { createWriteContext } from '../tools/writeContext';
 import { REVIEW_MAX_MODEL_CALLS, REVIEW_TOOLS, reviewPrompt } from './reviewPrompts';
 
 /**
- * One background review (SPEC §8.2): the session's messages as history, the review prompt as
+ * One background review (docs/learning-loop.md): the session's messages as history, the review prompt as
  * the last user message, only the memory and skill tools, at most 16 model calls, writes under
  * the `review` origin. It returns a transcript for the Activity view and never touches the
  * user's session; its counters are off, so it cannot schedule another review.

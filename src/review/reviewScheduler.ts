@@ -3,7 +3,7 @@ import type { ChatMessage } from '../providers/provider';
 import type { ReviewOutcome } from './reviewRun';
 
 /**
- * Schedules background reviews from the UI thread (SPEC §8.2): at most one in flight per
+ * Schedules background reviews from the UI thread (docs/learning-loop.md): at most one in flight per
  * session; a new user message cancels the running review and never waits for it longer than
  * the 2-second grace; a failing review is recorded and never reaches the chat as an error.
  */

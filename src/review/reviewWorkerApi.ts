@@ -26,7 +26,7 @@ export type GateJobOutcome =
   | { kind: 'cancelled'; pairsDone: number; pairsTotal: number }
   | { kind: 'failed'; error: string };
 
-/** One background review (SPEC §8.2). */
+/** One background review (docs/learning-loop.md). */
 export type ReviewJob = ReviewRequest;
 
 export interface CuratorRunOptions {

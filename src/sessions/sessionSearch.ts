@@ -1,5 +1,5 @@
 /**
- * Full-text search over past sessions (SPEC §5 `session_search`, §17: p95 ≤ 20 ms over
+ * Full-text search over past sessions (docs/chat.md `session_search`: p95 ≤ 20 ms over
  * 200,000 messages), with MiniSearch.
  *
  * The index follows the session store change by change (add on append, replace on update,

@@ -1,5 +1,5 @@
 /**
- * The `session_search` tool (SPEC §5): full-text search over past conversations, returning
+ * The `session_search` tool (docs/chat.md): full-text search over past conversations, returning
  * each matching session's id, title, date and snippets around the matches. The current
  * session is left out: it is already in the model's context.
  */

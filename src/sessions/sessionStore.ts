@@ -1,5 +1,5 @@
 /**
- * Chat sessions and their messages (SPEC §3.2: one record per message, never one blob per
+ * Chat sessions and their messages (docs/storage.md: one record per message, never one blob per
  * session). The store keeps the rules — message order (`seq`), timestamps, truncation for
  * regenerate and edit-and-resend, cascade delete — and a backend keeps the records:
  * IndexedDB in the app (`idbSessionBackend.ts`), a Map in unit tests (`memorySessionBackend.ts`).
@@ -42,7 +42,7 @@ export interface ChatSession extends SessionRecord {
   createdAt: number;
   updatedAt: number;
   messageCount: number;
-  /** Learning-loop counters (SPEC §8.1), persisted so a reload does not reset them. */
+  /** Learning-loop counters (docs/learning-loop.md), persisted so a reload does not reset them. */
   itersSinceSkill: number;
   turnsSinceMemory: number;
   /** The system prompt frozen at session start (memory snapshot, skill index…), or null. */

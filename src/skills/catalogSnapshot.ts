@@ -3,7 +3,7 @@ import { skillPlace, type CatalogEntry, type CatalogSnapshotStore } from './skil
 import type { SkillConditions } from './skillDocument';
 
 /**
- * The persisted catalogue (SPEC §7) in the IndexedDB `index` store: a manifest (version,
+ * The persisted catalogue (docs/skill-tools.md) in the IndexedDB `index` store: a manifest (version,
  * generation, entry count) and a fixed number of chunk records, each the JSON text of the
  * entries whose directory hashes to it. Loading 64 strings is far cheaper than structured
  * cloning 10,000 objects, and an incremental update still rewrites only one chunk (~1/64 of

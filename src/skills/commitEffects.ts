@@ -5,7 +5,7 @@ import type { UsageRecord, UsageStore } from './usageStore';
  * The records that describe a file change: its ledger entry and its usage-record update.
  * They travel with the change (in the journal intent for multi-file changes) and are applied
  * when the files are committed — by the writer, or by start-up recovery when the writer died
- * after the commit point — so the ledger matches the files (SPEC §3.3 inv. 5, §18).
+ * after the commit point — so the ledger matches the files (docs/storage.md, guarantee 5).
  */
 export type UsageEffect =
   | { op: 'created'; name: string; source: UsageRecord['source'] }

@@ -1,7 +1,7 @@
 /**
  * Limits and fixed lists of the skill system.
  *
- * The values follow Hermes Agent (reference/hermes-spec.md §1) so that skills move between
+ * The values follow Hermes Agent (docs/skill-tools.md) so that skills move between
  * the two without surprises; the few places where Knack differs are marked "Knack:".
  */
 
@@ -41,7 +41,7 @@ export const CHANGE_DESCRIPTION_PREVIEW_CHARS = 120;
 export const CHANGE_PATCH_PREVIEW_CHARS = 200;
 
 // ---------------------------------------------------------------------------------------------
-// Security scanner (reference/hermes-spec.md §1.3, §5)
+// Security scanner (docs/skill-tools.md)
 
 /** Bumped whenever the pattern set changes, so cached scan results can be told apart. */
 export const SCANNER_VERSION = 'knack-skills-guard-2';

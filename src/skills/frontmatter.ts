@@ -1,12 +1,12 @@
 /**
  * SKILL.md parsing: the YAML frontmatter between `---` fences and the Markdown body after it.
  *
- * Rules (SPEC §4):
+ * Rules (docs/frontmatter.md):
  * - An optional UTF-8 BOM may precede the opening fence; the first line must be `---`.
  * - The closing fence is the first later line that is `---`, optionally followed by spaces,
  *   tabs, `\r` or a YAML comment after a space (`--- # end`); the opening fence may carry the
  *   same. The search is line-based so a `---` inside a YAML value never ends the frontmatter
- *   (skills-ref's `split("---")` gets this wrong, see reference/agent-skills.md).
+ *   (skills-ref's `split("---")` gets this wrong, see docs/frontmatter.md).
  * - Values are typed so that they read back as written: `yes`, `0755`, `1.0` and `2026-01-02`
  *   stay text (frontmatterSchema.ts, docs/frontmatter.md).
  * - Two entry points: `parseSkillFile` is strict (writes through skill_manage are validated
@@ -351,7 +351,7 @@ export function readEnvironments(frontmatter: Record<string, unknown>): string[]
   return parseStringList(frontmatter.environments);
 }
 
-/** Index visibility conditions from `metadata.hermes` (reference/hermes-spec.md §6). */
+/** Index visibility conditions from `metadata.hermes` (docs/skill-tools.md). */
 export interface SkillConditions {
   /** Hide the skill when any of these toolsets is available. */
   fallbackForToolsets: string[];

@@ -6,7 +6,7 @@ import { systemClock } from './usageStore';
 
 /**
  * The audit ledger: every mutation of a skill, with the file hashes before and after and the
- * content-addressed blobs needed to put either side back (SPEC §3.3 inv. 5).
+ * content-addressed blobs needed to put either side back (docs/storage.md, guarantee 5).
  */
 export interface FileVersion {
   path: string;

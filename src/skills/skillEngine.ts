@@ -12,7 +12,7 @@ import type { ChangeCommitter } from './fileChanges';
 export interface SkillSettings {
   /** Write approval for skill writes: off, every origin, or the review agent only. */
   writeApproval: 'off' | 'all' | 'review';
-  /** Scan every model write (on by default; SPEC §6). */
+  /** Scan every model write (on by default; docs/skill-tools.md). */
   scanModelWrites: boolean;
   /** Skills the user switched off: hidden from the index and refused by skill_view. */
   disabled: string[];

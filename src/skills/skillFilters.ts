@@ -2,7 +2,7 @@ import type { CatalogEntry } from './skillCatalog';
 
 /**
  * Which skills are offered: platform, disabled list, and the tool conditions of
- * `metadata.hermes` (reference/hermes-spec.md §6).
+ * `metadata.hermes` (docs/skill-tools.md).
  */
 
 /** A browser runs anywhere: without a platform set by the user every skill matches. */

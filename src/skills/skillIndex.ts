@@ -3,7 +3,7 @@ import { conditionsMet, isDisabled, matchesPlatform, type AvailableTools } from 
 import type { UsageLabel } from './usageStore';
 
 /**
- * The skill index in the system prompt (SPEC §7): one line per offered skill, grouped by
+ * The skill index in the system prompt (docs/skill-tools.md): one line per offered skill, grouped by
  * category, with a verification label, inside a token budget. Rendered from the in-memory
  * catalogue, so a session start never reads skill files.
  */
@@ -44,7 +44,7 @@ export function cutDescription(description: string): string {
 
 /**
  * The text after a line's description: the injected verification label, then `[stale]` for a
- * skill the curator marked unused (still indexed, SPEC §11). null: the skill is withheld.
+ * skill the curator marked unused (still indexed, docs/learning-loop.md). null: the skill is withheld.
  */
 function suffixFor(label: SkillLabel | undefined, labelText: SkillLabelFunction): string | null {
   const verification = labelText(label);

@@ -1,5 +1,5 @@
 /**
- * Validators for writes made through `skill_manage` (SPEC §4, reference/hermes-spec.md §2.3).
+ * Validators for writes made through `skill_manage` (docs/skill-tools.md).
  *
  * Each validator returns `null` when the input is fine and otherwise one error string meant
  * for the model: it says what is wrong and what to do instead. The check order and the key

@@ -2,7 +2,7 @@ import { formatScanReport, scanSkill, shouldAllowInstall, type InstallDecision, 
 import type { SkillFiles } from './ledger';
 
 /**
- * The scan of a model write (SPEC §6): the skill as it would be after the write, scanned as
+ * The scan of a model write (docs/skill-tools.md): the skill as it would be after the write, scanned as
  * `agent-created`. Knack scans before publishing, so a blocked write never reaches the store.
  */
 export interface WriteScan {

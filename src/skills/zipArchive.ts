@@ -1,5 +1,5 @@
 /**
- * Reading zip archives safely for skill import (SPEC §14). fflate does the decompression; the
+ * Reading zip archives safely for skill import (docs/skill-tools.md). fflate does the decompression; the
  * only bytes read here are the central directory's fixed fields, because fflate does not
  * report an entry's external attributes (where symlinks and exec bits live) and because its
  * one-shot unzip inflates before we could stop a bomb. With the directory in hand every

@@ -1,5 +1,5 @@
 /**
- * Exporting skills as zip archives (SPEC §14): `<name>/SKILL.md` at the top, supporting files
+ * Exporting skills as zip archives (docs/skill-tools.md): `<name>/SKILL.md` at the top, supporting files
  * beside it with their stored bytes, Unix modes written so scripts stay executable. Before an
  * export the strict Agent Skills check (skills-ref rules) and the Claude.ai upload check report
  * problems; they never block the export.

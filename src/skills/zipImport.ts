@@ -1,5 +1,5 @@
 /**
- * Importing skills from a `.zip` / `.skill` archive (SPEC §14). `planImport` reads, loads and
+ * Importing skills from a `.zip` / `.skill` archive (docs/skill-tools.md). `planImport` reads, loads and
  * scans everything and writes nothing: the plan is what the review dialog shows. `applyImport`
  * then writes each chosen skill as one journaled change with origin 'import'.
  */

@@ -1,7 +1,7 @@
 /**
  * The IndexedDB database `knack`: schema, additive migrations, and opening.
  *
- * Stores (SPEC §3.2). "inline" = the key is a property of the record; "out-of-line" = the
+ * Stores (docs/storage.md). "inline" = the key is a property of the record; "out-of-line" = the
  * key is given with each put, which is how RecordStore (idbRecordStore.ts) uses a store.
  *
  * | store        | key                                   | indexes                                  | holds |

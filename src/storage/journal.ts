@@ -1,5 +1,5 @@
 /**
- * The intent journal: multi-file operations that end all-or-nothing (SPEC §3.3 inv. 2).
+ * The intent journal: multi-file operations that end all-or-nothing (docs/storage.md, guarantee 2).
  *
  * Chromium cannot move directories, so a skill cannot be swapped as a whole. Instead an
  * operation is written down before it starts and made durable in three phases:

@@ -5,7 +5,7 @@
  * Every write goes to a temp file in the same directory and is published with
  * `FileSystemFileHandle.move(dir, name)`, which replaces the destination like POSIX
  * rename() in Chromium, Firefox and current Safari: a reader sees the old file or the new
- * one, never a mix (SPEC §3.3 inv. 1, browser-platform §1.1).
+ * one, never a mix (docs/storage.md, guarantee 1).
  */
 import {
   type FileData,

@@ -1,7 +1,7 @@
 /**
  * LockManager on the Web Locks API (`navigator.locks`), shared by tabs and workers of the
  * origin. Every read-modify-write of a skill or of the memory files runs under its lock
- * (SPEC §3.3 inv. 3): two writable streams on one OPFS file otherwise race silently and
+ * (docs/storage.md, guarantee 3): two writable streams on one OPFS file otherwise race silently and
  * the last close wins.
  */
 import type { LockManager } from './fileStore';

@@ -1,5 +1,5 @@
 /**
- * Markdown from models, skills and imports as HTML: marked, then DOMPurify (SPEC §16:
+ * Markdown from models, skills and imports as HTML: marked, then DOMPurify (docs/security.md:
  * nothing unsanitised reaches `{@html}`). One sanitiser for the whole app: the chat, the
  * skill views and the gate's case answers all call `renderMarkdown`.
  *

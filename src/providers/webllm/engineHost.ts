@@ -1,7 +1,7 @@
 /**
  * The one web-llm engine of this tab, owned by the UI thread.
  *
- * Shared-engine design (SPEC §2: "never load a model twice"):
+ * Shared-engine design (docs/providers.md):
  * - `workers/llm.worker.ts` runs web-llm's own `WebWorkerMLCEngineHandler` (web-llm's message
  *   protocol, not comlink). It holds the GPU device and the weights.
  * - This host owns the only `WebWorkerMLCEngine` client for that worker. Every caller goes

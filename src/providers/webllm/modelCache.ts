@@ -3,7 +3,7 @@
  *
  * Presence comes from web-llm's own `hasModelInCache` (it knows which files make a model);
  * size is summed from the Cache API entries under the model's URL, because web-llm has no
- * size query. Weights live in web-llm's caches, never in our precache (SPEC §15).
+ * size query. Weights live in web-llm's caches, never in our precache (docs/security.md).
  */
 import type { AppConfig } from '@mlc-ai/web-llm';
 import { loadModelCatalog, type WebLlmModel } from './models';

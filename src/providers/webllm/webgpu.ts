@@ -1,5 +1,5 @@
 /**
- * WebGPU detection, run before anything of web-llm is loaded (SPEC §12.2).
+ * WebGPU detection, run before anything of web-llm is loaded (docs/providers.md).
  *
  * web-llm fetches the model config and wasm *before* it looks for a GPU, so without this
  * check a browser with no WebGPU (or an offline one) fails with a download error instead

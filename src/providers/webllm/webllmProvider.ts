@@ -1,5 +1,5 @@
 /**
- * `ChatProvider` over the shared in-browser engine (SPEC §12.2).
+ * `ChatProvider` over the shared in-browser engine (docs/providers.md).
  *
  * web-llm's OpenAI-style stream is mapped to StreamParts; Stop interrupts the engine and the
  * stream ends with `finish: abort`; failures become ProviderErrors that say what to do.

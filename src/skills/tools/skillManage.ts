@@ -50,7 +50,7 @@ function unifiedDiff(path: string, before: string | null, after: string | null):
 
 /**
  * `skill_manage`: create, edit, patch, delete, write_file, remove_file — Hermes' check order,
- * messages and result shapes (reference/hermes-spec.md §2–§3), on Knack's storage.
+ * messages and result shapes (docs/skill-tools.md), on Knack's storage.
  *
  * Differences that are Knack's on purpose: every model write is scanned (before it is
  * published, so a blocked write never touches the store); `create` refuses descriptions over

@@ -1,5 +1,5 @@
 /**
- * Network requests this session, by host (SPEC §13 privacy, §16): the user's proof that a
+ * Network requests this session, by host (docs/security.md): the user's proof that a
  * local setup contacts nothing else. Two sources, so nothing slips through:
  * - `countingFetch` wraps the provider's fetch and counts a request the moment it starts
  *   (a streaming reply only shows in Resource Timing once it has finished);

@@ -1,5 +1,5 @@
 /**
- * The Pending view's state (SPEC §8.4): writes staged for the user's approval, newest first.
+ * The Pending view's state (docs/learning-loop.md): writes staged for the user's approval, newest first.
  * Approve replays a write through the same tool it was staged by (skill_manage, or the memory
  * tool) with its original origin, so every check runs again; Reject discards it. Both are
  * the app services' pending actions (app/appServices.ts), which publish `pending-changed`.

@@ -3,7 +3,7 @@ import type { MemorySettings } from '../../app/settings';
 import { appServices } from '../../app/services';
 
 /**
- * The approval and scanning switches (SPEC §6, §8.4): the `skills` and `memory` keys of the
+ * The approval and scanning switches (docs/skill-tools.md, docs/learning-loop.md): the `skills` and `memory` keys of the
  * settings service, which the engines and the review worker read too; this module only
  * mirrors and saves them.
  */
