@@ -171,6 +171,9 @@ async function runGateInWorker(services: AppServices, job: GateJob, context: Gat
   }
   if (result.kind === 'cancelled') return result;
   const applied = await applyVerdict(result.record, skills.gate);
+  // An applied verdict already announced itself (skill-changed, through the commit helper); a
+  // superseded one is stored too, and the open skill views list it in the history.
+  services.changes.publish({ type: 'verdict-changed', name: job.skill });
   const { cost } = applied.record;
   await recordGateRun(services.settings, {
     noiseKey: gateNoiseKey(providerSettings, providerId),
