@@ -30,11 +30,17 @@ export interface GatePermissionRequest {
 /** The gate side of the learning loop's tab state (runs, progress, the automatic-run permission). */
 export interface LearningGate {
   gateProgress?: Record<string, GateProgress>;
-  verify?(name: string, options?: { useCache?: boolean; trigger?: 'manual' | 'automatic' }): Promise<unknown>;
+  verify?(name: string, options?: { useCache?: boolean; trigger?: 'manual' | 'manual-no-cache' }): Promise<unknown>;
   stopVerify?(name: string): void | Promise<void>;
   permissionRequest?: GatePermissionRequest | string | null;
   allowAutomatic?(host: string): void | Promise<void>;
   declineAutomatic?(): void | Promise<void>;
+}
+
+/** How the learning loop reports a finished run (its gate activity record), as far as this view reads it. */
+interface RunEnd {
+  status?: string;
+  outcome?: string;
 }
 
 export const learningGate = (): LearningGate => learning as unknown as LearningGate;
@@ -188,15 +194,18 @@ class GateViewState {
     this.notice = null;
     this.running = true;
     this.#stopped = false;
+    let ended: RunEnd | null = null;
     try {
-      await loop.verify(name, { useCache, trigger: 'manual' });
+      ended = (await loop.verify(name, { useCache, trigger: useCache ? 'manual' : 'manual-no-cache' })) as RunEnd | null;
     } catch (error) {
       if (!this.#stopped) this.error = message(error);
     } finally {
       this.running = false;
       if (this.skill === name) {
         await this.refresh();
-        if (this.#stopped && (this.evidence?.latest?.id ?? null) === before) this.notice = 'Verification cancelled; the previous verdict stays.';
+        const unchanged = (this.evidence?.latest?.id ?? null) === before;
+        if (ended?.status === 'failed' && ended.outcome) this.error = ended.outcome;
+        else if ((ended?.status === 'cancelled' || this.#stopped) && unchanged) this.notice = 'Verification cancelled; the previous verdict stays.';
       }
     }
   }
