@@ -7,10 +7,13 @@
  */
 import { appServices } from '../../app/services';
 import type { GateCasesFile, GateEstimate, GateEvidence, GateServices } from '../../app/gateServices';
-import { CONFIRM_MANUAL_ABOVE_REQUESTS, DEFAULT_GATE_SETTINGS, type GateSettings } from '../../gate/gateSettings';
+import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../gate/gateSettings';
 import type { EvalCase, EvalsFile, GateProgress, VerdictRecord } from '../../gate/types';
 import type { StorageChange } from '../../storage/changes';
 import { learning } from './learning.svelte';
+import { needsConfirmation, runEndNotice, type GatePermissionRequest } from './gateRunRules';
+
+export { estimateText, permissionHost } from './gateRunRules';
 
 /** The part of AppServices the gate view needs; `gate()` is added by the composition root. */
 type WithGate = { gate?: () => Promise<GateServices>; changes: { subscribe(listener: (change: StorageChange) => void): () => void } };
@@ -20,11 +23,6 @@ export interface GateSettingsStore {
   get(key: 'gate'): GateSettings;
   update(key: 'gate', change: Partial<GateSettings>): Promise<GateSettings>;
   subscribe(key: 'gate', listener: (value: GateSettings) => void): () => void;
-}
-
-/** What automatic runs ask before their first run against a non-local host. */
-export interface GatePermissionRequest {
-  host: string;
 }
 
 /** The gate side of the learning loop's tab state (runs, progress, the automatic-run permission). */
@@ -53,22 +51,6 @@ export async function gateServices(): Promise<GateServices> {
 
 export async function gateSettingsStore(): Promise<GateSettingsStore> {
   return (await appServices()).settings as unknown as GateSettingsStore;
-}
-
-/** The confirmation text of a manual run that sends many requests: "≈ 16 requests (8 cached) to host". */
-export function estimateText(estimate: GateEstimate): string {
-  return `≈ ${estimate.requests} requests (${estimate.cached} cached) to ${estimate.host}`;
-}
-
-/** A manual run asks first when it would send many uncached requests to another machine. */
-export function needsConfirmation(estimate: GateEstimate): boolean {
-  return !estimate.local && estimate.requests > CONFIRM_MANUAL_ABOVE_REQUESTS;
-}
-
-/** The host of a permission request, whichever shape the learning loop gives it. */
-export function permissionHost(request: GatePermissionRequest | string | null | undefined): string | null {
-  if (!request) return null;
-  return typeof request === 'string' ? request : request.host;
 }
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -205,7 +187,7 @@ class GateViewState {
         await this.refresh();
         const unchanged = (this.evidence?.latest?.id ?? null) === before;
         if (ended?.status === 'failed' && ended.outcome) this.error = ended.outcome;
-        else if ((ended?.status === 'cancelled' || this.#stopped) && unchanged) this.notice = 'Verification cancelled; the previous verdict stays.';
+        else this.notice = runEndNotice(ended, this.#stopped, unchanged);
       }
     }
   }
