@@ -113,7 +113,7 @@ export async function openSkillDetail(page: Page, name: string): Promise<void> {
 
 /** Settings → Verification: automatic runs off, so only the test's Verify clicks start runs. */
 export async function turnOffAutomaticRuns(page: Page): Promise<void> {
-  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Settings', exact: true }).click();
+  await page.getByRole('button', { name: 'Settings' }).click();
   const toggle = page.getByRole('switch', { name: /Verify automatically/ });
   await expect(toggle).toBeVisible();
   if (await toggle.isChecked()) await toggle.uncheck();
