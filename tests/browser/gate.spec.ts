@@ -165,4 +165,27 @@ test.describe('Verification gate', () => {
     await expect(page.getByRole('button', { name: 'Edit cases' })).toBeVisible();
     await expect(page.getByRole('region', { name: 'Cases' }).getByText(/notes-keys 1: write the release note/)).toBeVisible();
   });
+
+  test('Settings → Verification: policy, daily cap and the gate model persist; every control is named', async ({ page }) => {
+    // beforeEach left the Settings view open with automatic runs off.
+    const section = page.getByRole('region', { name: 'Verification' });
+    await section.getByRole('radio', { name: /Strict/ }).check();
+    await expect(page.getByText('Verification settings updated.')).toBeVisible();
+    const cap = section.getByRole('spinbutton', { name: 'Requests automatic runs may send per day' });
+    await cap.fill('120');
+    await cap.press('Tab');
+    await section.getByRole('textbox', { name: 'Gate LLM' }).fill('judge-model');
+    await section.getByRole('textbox', { name: 'Gate LLM' }).press('Tab');
+    await expect
+      .poll(() => page.evaluate(() => (globalThis.knack!.settings as unknown as { get(key: string): Record<string, unknown> }).get('gate')))
+      .toMatchObject({ policy: 'strict', dailyCap: 120, automatic: false, provider: { model: 'judge-model' } });
+
+    await page.reload();
+    await page.getByRole('button', { name: 'Settings' }).click();
+    const reloaded = page.getByRole('region', { name: 'Verification' });
+    await expect(reloaded.getByRole('radio', { name: /Strict/ })).toBeChecked();
+    await expect(reloaded.getByRole('spinbutton', { name: 'Requests automatic runs may send per day' })).toHaveValue('120');
+    await expect(reloaded.getByRole('switch', { name: /Verify automatically/ })).not.toBeChecked();
+    await expect(reloaded.getByRole('textbox', { name: 'Gate LLM' })).toHaveValue('judge-model');
+  });
 });
