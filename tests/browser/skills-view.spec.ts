@@ -273,7 +273,7 @@ test.describe('Skills view', () => {
     await expect(skillButton(page, 'keep-me')).toHaveCount(0);
   });
 
-  test('detail shows files, usage, the disabled Verify and the enabled Export; at 360 px list and detail stack', async ({ page }) => {
+  test('detail shows files, usage, Verify with its Verification panel and the enabled Export; at 360 px list and detail stack', async ({ page }) => {
     await page.setViewportSize({ width: 360, height: 740 });
     await openSkills(page);
     await createSkill(page, { name: 'with-files', content: skillMd('with-files', 'Use when a skill has references.', 'See references/api.md.') });
@@ -284,8 +284,10 @@ test.describe('Skills view', () => {
     await skillButton(page, 'with-files').click();
     // Stacked: the list gives way to the detail, and Back returns to it.
     await expect(library(page)).toBeHidden();
-    await expect(page.getByRole('button', { name: 'Verify' })).toBeDisabled();
-    await expect(page.getByRole('button', { name: 'Verify' })).toHaveAttribute('title', /verification gate/);
+    // Verify is live (tests/browser/gate.spec.ts runs it); a fresh skill was never verified.
+    await expect(page.getByRole('button', { name: 'Verify', exact: true })).toBeEnabled();
+    await expect(page.getByRole('region', { name: 'Verification' }).getByText('not verified yet')).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Add cases' })).toBeEnabled();
     // Zip export is live (tests/browser/skills-zip.spec.ts covers the download).
     await expect(page.getByRole('button', { name: 'Export', exact: true })).toBeEnabled();
 

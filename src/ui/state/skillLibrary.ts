@@ -3,13 +3,14 @@
  * record), the filters, and the counts next to each filter option. No runes and no storage,
  * so the rules are unit-tested in Node (tests/unit/ui/skillLibrary.test.ts).
  */
+import { usageIndexLabel } from '../../gate/indexLabel';
 import type { CatalogEntry } from '../../skills/skillCatalog';
 import type { SkillState, UsageRecord, Verification } from '../../skills/usageStore';
 
 /** Who a skill belongs to, in the words the filter uses. */
 export type SkillOwner = 'you' | 'agent' | 'imported';
-/** Verification as the user thinks of it: proven, not yet proven, or disproven. */
-export type VerificationGroup = 'verified' | 'unverified' | 'rejected';
+/** Verification as the user thinks of it: proven, approved without proof, not yet proven, or disproven. */
+export type VerificationGroup = 'verified' | 'approved' | 'unverified' | 'rejected';
 
 export interface SkillRow {
   name: string;
@@ -21,6 +22,10 @@ export interface SkillRow {
   owner: SkillOwner;
   state: SkillState;
   verification: Verification;
+  /** The verdict describes earlier bytes (an edit since): the index shows [unverified]. */
+  verificationStale?: boolean;
+  /** The user approved the staged verdict: the index shows [approved]. */
+  approved?: boolean;
   pinned: boolean;
   /** False for archived skills: they sit outside the catalogue and cannot be edited here. */
   live: boolean;
@@ -51,10 +56,34 @@ export function ownerOf(record: Pick<UsageRecord, 'created_by' | 'source'> | nul
   return 'you';
 }
 
-export function verificationGroup(verification: Verification): VerificationGroup {
-  if (verification === 'promoted') return 'verified';
-  if (verification === 'rejected') return 'rejected';
+/** What the group is read from: a row, or a bare verdict word (fresh, not approved). */
+export type VerificationInput = Verification | Pick<SkillRow, 'verification' | 'verificationStale' | 'approved'>;
+
+/**
+ * The group of a skill, read from the label the skill index shows for it (gate/indexLabel.ts),
+ * so the filter and the model never disagree: a stale promoted skill is unverified, an approved
+ * staged one is approved, and a withheld (fresh rejected) one is rejected.
+ */
+export function verificationGroup(input: VerificationInput): VerificationGroup {
+  const row = typeof input === 'string' ? { verification: input } : input;
+  const label = usageIndexLabel({
+    verification: row.verification,
+    state: 'active',
+    ...(row.verificationStale ? { stale: true as const } : {}),
+    ...(row.approved ? { approvedBy: 'user' as const } : {}),
+  });
+  if (label === '[verified]') return 'verified';
+  if (label === '[approved]') return 'approved';
+  if (label === null) return 'rejected';
   return 'unverified';
+}
+
+/** The label fields of a usage record, copied onto its row. */
+function labelFields(record: UsageRecord | null): Pick<SkillRow, 'verificationStale' | 'approved'> {
+  return {
+    ...(record?.verification_stale ? { verificationStale: true } : {}),
+    ...(record?.approved_by === 'user' ? { approved: true } : {}),
+  };
 }
 
 /** Joins the catalogue with usage records; archived skills come from their usage record alone. */
@@ -72,6 +101,7 @@ export function buildRows(entries: CatalogEntry[], records: UsageRecord[]): Skil
       // A live skill is never "archived", whatever a stale record says.
       state: record && record.state !== 'archived' ? record.state : 'active',
       verification: record?.verification ?? 'unmeasured',
+      ...labelFields(record),
       pinned: record?.pinned ?? false,
       live: true,
       ...(entry.parseError ? { parseError: entry.parseError } : {}),
@@ -89,6 +119,7 @@ export function buildRows(entries: CatalogEntry[], records: UsageRecord[]): Skil
       owner: ownerOf(record),
       state: 'archived',
       verification: record.verification,
+      ...labelFields(record),
       pinned: record.pinned,
       live: false,
     });
@@ -116,7 +147,7 @@ function matchesField(row: SkillRow, key: FilterKey, value: string): boolean {
     case 'state':
       return row.state === value;
     case 'verification':
-      return verificationGroup(row.verification) === value;
+      return verificationGroup(row) === value;
   }
 }
 
@@ -135,11 +166,16 @@ export interface FilterOption {
 
 const OWNER_LABELS: Record<SkillOwner, string> = { you: 'You', agent: 'Agent-learned', imported: 'Imported' };
 const STATE_LABELS: Record<SkillState, string> = { active: 'Active', stale: 'Stale', archived: 'Archived' };
-const VERIFICATION_LABELS: Record<VerificationGroup, string> = { verified: 'Verified', unverified: 'Unverified', rejected: 'Rejected' };
+const VERIFICATION_LABELS: Record<VerificationGroup, string> = {
+  verified: 'Verified',
+  approved: 'Approved',
+  unverified: 'Unverified',
+  rejected: 'Rejected',
+};
 
 export const ownerLabel = (owner: SkillOwner): string => OWNER_LABELS[owner];
 export const stateLabel = (state: SkillState): string => STATE_LABELS[state];
-export const verificationLabel = (verification: Verification): string => VERIFICATION_LABELS[verificationGroup(verification)];
+export const verificationLabel = (input: VerificationInput): string => VERIFICATION_LABELS[verificationGroup(input)];
 
 /**
  * Options for each select, counted against the other active filters (faceted counts), so a

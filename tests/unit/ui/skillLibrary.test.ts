@@ -50,6 +50,23 @@ describe('owner and verification words', () => {
     expect(verificationGroup('staged')).toBe('unverified');
     expect(verificationGroup('unmeasured')).toBe('unverified');
   });
+
+  it('reads the label the index shows: stale is unverified, approved staged is approved', () => {
+    expect(verificationGroup({ verification: 'promoted', verificationStale: true })).toBe('unverified');
+    expect(verificationGroup({ verification: 'rejected', verificationStale: true })).toBe('unverified');
+    expect(verificationGroup({ verification: 'staged', approved: true })).toBe('approved');
+    expect(verificationGroup({ verification: 'staged', approved: true, verificationStale: true })).toBe('unverified');
+  });
+
+  it('copies staleness and approval from the usage record, and filters on them', () => {
+    const built = buildRows(entries, [
+      record('sql-tuning', { verification: 'promoted', verification_stale: true }),
+      record('commit-style', { verification: 'staged', approved_by: 'user' }),
+    ]);
+    expect(built.find((row) => row.name === 'sql-tuning')).toMatchObject({ verificationStale: true });
+    expect(names(filterRows(built, filters({ verification: 'verified' })))).toEqual([]);
+    expect(names(filterRows(built, filters({ verification: 'approved' })))).toEqual(['commit-style']);
+  });
 });
 
 describe('buildRows', () => {

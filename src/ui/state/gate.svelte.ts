@@ -1,0 +1,290 @@
+/**
+ * View state of the verification gate in the Skills view (docs/gate.md): the open skill's
+ * evidence and cases file, the case editor, the "this run sends many requests" confirmation
+ * and the errors. It reads through GateServices (app/gateServices.ts) and starts and stops runs
+ * through the learning loop (state/learning.svelte.ts), because runs happen in the review worker.
+ * No gate rule lives here: the numbers, words and labels come from the gate and ui/gateText.ts.
+ */
+import { appServices } from '../../app/services';
+import type { GateCasesFile, GateEstimate, GateEvidence, GateServices } from '../../app/gateServices';
+import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../gate/gateSettings';
+import type { EvalCase, EvalsFile, GateProgress, VerdictRecord } from '../../gate/types';
+import type { StorageChange } from '../../storage/changes';
+import { learning } from './learning.svelte';
+import { needsConfirmation, runEndNotice, type GatePermissionRequest } from './gateRunRules';
+
+export { estimateText, permissionHost } from './gateRunRules';
+
+/** The part of AppServices the gate view needs; `gate()` is added by the composition root. */
+type WithGate = { gate?: () => Promise<GateServices>; changes: { subscribe(listener: (change: StorageChange) => void): () => void } };
+
+/** The settings service, seen through the `gate` key only. */
+export interface GateSettingsStore {
+  get(key: 'gate'): GateSettings;
+  update(key: 'gate', change: Partial<GateSettings>): Promise<GateSettings>;
+  subscribe(key: 'gate', listener: (value: GateSettings) => void): () => void;
+}
+
+/** The gate side of the learning loop's tab state (runs, progress, the automatic-run permission). */
+export interface LearningGate {
+  gateProgress?: Record<string, GateProgress>;
+  verify?(name: string, options?: { useCache?: boolean; trigger?: 'manual' | 'manual-no-cache' }): Promise<unknown>;
+  stopVerify?(name: string): void | Promise<void>;
+  permissionRequest?: GatePermissionRequest | string | null;
+  allowAutomatic?(host: string): void | Promise<void>;
+  declineAutomatic?(): void | Promise<void>;
+}
+
+/** How the learning loop reports a finished run (its gate activity record), as far as this view reads it. */
+interface RunEnd {
+  status?: string;
+  outcome?: string;
+}
+
+export const learningGate = (): LearningGate => learning as unknown as LearningGate;
+
+export async function gateServices(): Promise<GateServices> {
+  const app = (await appServices()) as unknown as WithGate;
+  if (!app.gate) throw new Error('The verification gate is not available in this build.');
+  return app.gate();
+}
+
+export async function gateSettingsStore(): Promise<GateSettingsStore> {
+  return (await appServices()).settings as unknown as GateSettingsStore;
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+class GateViewState {
+  skill = $state<string | null>(null);
+  evidence = $state<GateEvidence | null>(null);
+  cases = $state<GateCasesFile | null>(null);
+  /** A record picked in the history; null shows the latest. */
+  selectedId = $state<string | null>(null);
+  editorOpen = $state(false);
+  saving = $state(false);
+  saveError = $state<string | null>(null);
+  saveWarnings = $state<string[]>([]);
+  /** A manual run waiting for the user's yes, with what it would cost. */
+  confirm = $state<{ estimate: GateEstimate; useCache: boolean } | null>(null);
+  error = $state<string | null>(null);
+  notice = $state<string | null>(null);
+  busy = $state(false);
+  /** Whether a run started from this view is in flight (progress may not have arrived yet). */
+  running = $state(false);
+
+  #token = 0;
+  #services: GateServices | null = null;
+  #subscribed = false;
+  #stopped = false;
+
+  get progress(): GateProgress | null {
+    return (this.skill && learningGate().gateProgress?.[this.skill]) || null;
+  }
+
+  get record(): VerdictRecord | null {
+    const evidence = this.evidence;
+    if (!evidence) return null;
+    return (this.selectedId && evidence.history.find((record) => record.id === this.selectedId)) || evidence.latest;
+  }
+
+  get caseList(): EvalCase[] {
+    return this.cases?.file?.evals ?? [];
+  }
+
+  /** Shows a skill's evidence; called when the detail opens (and again for another skill). */
+  open = async (name: string): Promise<void> => {
+    if (this.skill !== name) {
+      this.skill = name;
+      this.evidence = null;
+      this.cases = null;
+      this.selectedId = null;
+      this.editorOpen = false;
+      this.confirm = null;
+      this.notice = null;
+      this.error = null;
+      this.running = false;
+    }
+    await this.#follow();
+    await this.refresh();
+  };
+
+  close = (): void => {
+    this.skill = null;
+    this.#token++;
+  };
+
+  /** Re-reads the evidence and the cases file of the open skill. */
+  refresh = async (): Promise<void> => {
+    const name = this.skill;
+    if (!name) return;
+    const token = ++this.#token;
+    try {
+      const gate = await gateServices();
+      this.#services = gate;
+      const [evidence, cases] = await Promise.all([gate.evidence(name), gate.readCases(name)]);
+      if (token !== this.#token) return;
+      this.evidence = evidence;
+      this.cases = cases;
+    } catch (error) {
+      if (token === this.#token) this.error = message(error);
+    }
+  };
+
+  /** Refreshes when the open skill, its verdicts or the gate settings change (here or in another tab). */
+  async #follow(): Promise<void> {
+    if (this.#subscribed) return;
+    this.#subscribed = true;
+    const app = (await appServices()) as unknown as WithGate;
+    app.changes.subscribe((change) => {
+      const ours = (change.type === 'skill-changed' || change.type === 'verdict-changed') && change.name === this.skill;
+      if (ours || (change.type === 'settings-changed' && (!change.keys || change.keys.includes('gate')))) void this.refresh();
+    });
+  }
+
+  /** Verify (or Verify again): estimate, ask first when the run is big and remote, then run. */
+  verify = async (useCache = true): Promise<void> => {
+    const name = this.skill;
+    if (!name || this.busy || this.running) return;
+    this.error = null;
+    this.busy = true;
+    try {
+      const estimate = await (await gateServices()).estimate(name);
+      if (needsConfirmation(estimate)) this.confirm = { estimate, useCache };
+      else await this.#run(name, useCache);
+    } catch (error) {
+      this.error = message(error);
+    } finally {
+      this.busy = false;
+    }
+  };
+
+  confirmRun = async (): Promise<void> => {
+    const pending = this.confirm;
+    this.confirm = null;
+    if (pending && this.skill) await this.#run(this.skill, pending.useCache);
+  };
+
+  cancelConfirm = (): void => {
+    this.confirm = null;
+  };
+
+  async #run(name: string, useCache: boolean): Promise<void> {
+    const loop = learningGate();
+    if (!loop.verify) throw new Error('Verification runs are not available in this build.');
+    const before = this.evidence?.latest?.id ?? null;
+    this.notice = null;
+    this.running = true;
+    this.#stopped = false;
+    let ended: RunEnd | null = null;
+    try {
+      ended = (await loop.verify(name, { useCache, trigger: useCache ? 'manual' : 'manual-no-cache' })) as RunEnd | null;
+    } catch (error) {
+      if (!this.#stopped) this.error = message(error);
+    } finally {
+      this.running = false;
+      if (this.skill === name) {
+        await this.refresh();
+        const unchanged = (this.evidence?.latest?.id ?? null) === before;
+        if (ended?.status === 'failed' && ended.outcome) this.error = ended.outcome;
+        else this.notice = runEndNotice(ended, this.#stopped, unchanged);
+      }
+    }
+  }
+
+  stop = async (): Promise<void> => {
+    const name = this.skill;
+    if (!name) return;
+    this.#stopped = true;
+    try {
+      await learningGate().stopVerify?.(name);
+    } catch (error) {
+      this.error = message(error);
+    }
+  };
+
+  approve = async (): Promise<void> => {
+    const name = this.skill;
+    const record = this.evidence?.latest;
+    if (!name || !record) return;
+    this.busy = true;
+    try {
+      const outcome = await (await gateServices()).approve(name, record.id);
+      if (!outcome.success) this.error = outcome.error;
+      await this.refresh();
+    } catch (error) {
+      this.error = message(error);
+    } finally {
+      this.busy = false;
+    }
+  };
+
+  openEditor = (): void => {
+    this.saveError = null;
+    this.saveWarnings = [];
+    this.editorOpen = true;
+  };
+
+  closeEditor = (): void => {
+    this.editorOpen = false;
+  };
+
+  /** Saves evals/evals.json through the skill tool; its error, or its lint warnings, show in the editor. */
+  saveCases = async (file: EvalsFile): Promise<void> => {
+    const name = this.skill;
+    if (!name) return;
+    this.saving = true;
+    this.saveError = null;
+    try {
+      const outcome = await (await gateServices()).saveCases(name, file);
+      if (!outcome.success) {
+        this.saveError = outcome.error;
+        return;
+      }
+      const warnings = Array.isArray(outcome.warnings) ? outcome.warnings.map(String) : [];
+      this.saveWarnings = warnings;
+      if (warnings.length === 0) this.editorOpen = false;
+      await this.refresh();
+    } catch (error) {
+      this.saveError = message(error);
+    } finally {
+      this.saving = false;
+    }
+  };
+
+  /** The editor's per-case validator: the gate's own rules, against the other cases in the file. */
+  validateCase = (draft: EvalCase): Record<string, string> =>
+    this.#services ? this.#services.validateCase(draft, this.caseList.filter((other) => other.id !== draft.id)) : {};
+
+  tryChecks = async (answer: string, checks: NonNullable<EvalCase['checks']>): Promise<{ pass: boolean; reason?: string }[]> =>
+    (await gateServices()).tryChecks(answer, checks);
+}
+
+export const gateView = new GateViewState();
+
+/** Gate settings for the Settings view: the stored value, kept current, and one update per change. */
+class GateSettingsState {
+  current = $state<GateSettings>({ ...DEFAULT_GATE_SETTINGS });
+  status = $state('');
+  #store: GateSettingsStore | null = null;
+
+  start = async (): Promise<void> => {
+    if (this.#store) return;
+    const store = await gateSettingsStore();
+    this.#store = store;
+    this.current = { ...DEFAULT_GATE_SETTINGS, ...store.get('gate') };
+    store.subscribe('gate', (value) => (this.current = { ...DEFAULT_GATE_SETTINGS, ...value }));
+  };
+
+  update = async (change: Partial<GateSettings>): Promise<void> => {
+    try {
+      await this.start();
+      this.current = { ...DEFAULT_GATE_SETTINGS, ...(await this.#store!.update('gate', change)) };
+      this.status = 'Verification settings updated.';
+    } catch (error) {
+      this.status = `Could not update: ${message(error)}`;
+    }
+  };
+}
+
+export const gateSettings = new GateSettingsState();
