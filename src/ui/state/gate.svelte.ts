@@ -8,49 +8,16 @@
 import { appServices } from '../../app/services';
 import type { GateCasesFile, GateEstimate, GateEvidence, GateServices } from '../../app/gateServices';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../gate/gateSettings';
+import type { GateActivity } from '../../review/activity';
 import type { EvalCase, EvalsFile, GateProgress, VerdictRecord } from '../../gate/types';
-import type { StorageChange } from '../../storage/changes';
+import type { KnackSettingsService } from '../../app/settings';
 import { learning } from './learning.svelte';
-import { needsConfirmation, runEndNotice, type GatePermissionRequest } from './gateRunRules';
+import { needsConfirmation, runEndNotice } from './gateRunRules';
 
 export { estimateText, permissionHost } from './gateRunRules';
 
-/** The part of AppServices the gate view needs; `gate()` is added by the composition root. */
-type WithGate = { gate?: () => Promise<GateServices>; changes: { subscribe(listener: (change: StorageChange) => void): () => void } };
-
-/** The settings service, seen through the `gate` key only. */
-export interface GateSettingsStore {
-  get(key: 'gate'): GateSettings;
-  update(key: 'gate', change: Partial<GateSettings>): Promise<GateSettings>;
-  subscribe(key: 'gate', listener: (value: GateSettings) => void): () => void;
-}
-
-/** The gate side of the learning loop's tab state (runs, progress, the automatic-run permission). */
-export interface LearningGate {
-  gateProgress?: Record<string, GateProgress>;
-  verify?(name: string, options?: { useCache?: boolean; trigger?: 'manual' | 'manual-no-cache' }): Promise<unknown>;
-  stopVerify?(name: string): void | Promise<void>;
-  permissionRequest?: GatePermissionRequest | string | null;
-  allowAutomatic?(host: string): void | Promise<void>;
-  declineAutomatic?(): void | Promise<void>;
-}
-
-/** How the learning loop reports a finished run (its gate activity record), as far as this view reads it. */
-interface RunEnd {
-  status?: string;
-  outcome?: string;
-}
-
-export const learningGate = (): LearningGate => learning as unknown as LearningGate;
-
 export async function gateServices(): Promise<GateServices> {
-  const app = (await appServices()) as unknown as WithGate;
-  if (!app.gate) throw new Error('The verification gate is not available in this build.');
-  return app.gate();
-}
-
-export async function gateSettingsStore(): Promise<GateSettingsStore> {
-  return (await appServices()).settings as unknown as GateSettingsStore;
+  return (await appServices()).gate();
 }
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -79,7 +46,7 @@ class GateViewState {
   #stopped = false;
 
   get progress(): GateProgress | null {
-    return (this.skill && learningGate().gateProgress?.[this.skill]) || null;
+    return (this.skill && learning.gateProgress[this.skill]) || null;
   }
 
   get record(): VerdictRecord | null {
@@ -135,7 +102,7 @@ class GateViewState {
   async #follow(): Promise<void> {
     if (this.#subscribed) return;
     this.#subscribed = true;
-    const app = (await appServices()) as unknown as WithGate;
+    const app = await appServices();
     app.changes.subscribe((change) => {
       const ours = (change.type === 'skill-changed' || change.type === 'verdict-changed') && change.name === this.skill;
       if (ours || (change.type === 'settings-changed' && (!change.keys || change.keys.includes('gate')))) void this.refresh();
@@ -170,15 +137,13 @@ class GateViewState {
   };
 
   async #run(name: string, useCache: boolean): Promise<void> {
-    const loop = learningGate();
-    if (!loop.verify) throw new Error('Verification runs are not available in this build.');
     const before = this.evidence?.latest?.id ?? null;
     this.notice = null;
     this.running = true;
     this.#stopped = false;
-    let ended: RunEnd | null = null;
+    let ended: GateActivity | null = null;
     try {
-      ended = (await loop.verify(name, { useCache, trigger: useCache ? 'manual' : 'manual-no-cache' })) as RunEnd | null;
+      ended = await learning.verify(name, { useCache, trigger: useCache ? 'manual' : 'manual-no-cache' });
     } catch (error) {
       if (!this.#stopped) this.error = message(error);
     } finally {
@@ -197,7 +162,7 @@ class GateViewState {
     if (!name) return;
     this.#stopped = true;
     try {
-      await learningGate().stopVerify?.(name);
+      await learning.stopVerify(name);
     } catch (error) {
       this.error = message(error);
     }
@@ -266,11 +231,11 @@ export const gateView = new GateViewState();
 class GateSettingsState {
   current = $state<GateSettings>({ ...DEFAULT_GATE_SETTINGS });
   status = $state('');
-  #store: GateSettingsStore | null = null;
+  #store: KnackSettingsService | null = null;
 
   start = async (): Promise<void> => {
     if (this.#store) return;
-    const store = await gateSettingsStore();
+    const store = (await appServices()).settings;
     this.#store = store;
     this.current = { ...DEFAULT_GATE_SETTINGS, ...store.get('gate') };
     store.subscribe('gate', (value) => (this.current = { ...DEFAULT_GATE_SETTINGS, ...value }));
