@@ -13,6 +13,8 @@ import type { RegexRunner } from '../gate/checks';
 import type { GateProgress } from '../gate/types';
 import type { ParamMemory } from '../gate/replayArm';
 import type { GateJobServices } from '../gate/gateJob';
+import type { PreviousVersion } from '../gate/vsPrevious';
+import type { SkillServices } from './skillServices';
 import { reviewProviderSettings } from './appSettings';
 import type { AppServices } from './appServices';
 import { gateNoiseKey, gateProviderSettings, recordGateRun } from './settings';
@@ -128,6 +130,20 @@ interface GateRunContext extends GateWorkerState {
 }
 
 /**
+ * The version the skill's latest verdict measured, when SKILL.md has changed since: its bytes are
+ * in the ledger's blobs under the same hash, and its with-skill answers in the replay cache, so
+ * the run compares new against previous without a request (docs/gate.md, "Caching").
+ */
+async function previousVersion(skills: SkillServices, skill: string): Promise<PreviousVersion | null> {
+  const latest = await skills.verdicts.latest(skill);
+  if (!latest) return null;
+  const [current, { skillHashOf }] = await Promise.all([skills.readSkillFile(skill, 'SKILL.md'), import('../gate/verdictRecord')]);
+  if (current === null || (await skillHashOf(current)) === latest.skillHash) return null;
+  const bytes = await skills.engine.ledger.blob(latest.skillHash);
+  return bytes ? { version: latest.skillVersion, markdown: new TextDecoder().decode(bytes) } : null;
+}
+
+/**
  * One gate job (docs/gate.md): the gate provider from this context's settings, the skill's
  * files as stored, the replay cache over the `replays` store; then the record's effects
  * (gate/gateEffects.ts `applyVerdict`) and the per-model noise and automatic-run counters.
@@ -147,10 +163,11 @@ async function runGateInWorker(services: AppServices, job: GateJob, context: Gat
   const providerSettings = gateProviderSettings(appSettings, gateSettings);
   const providerId = replayProviderId(providerSettings);
   const provider = await (context.options.createProvider ?? defaultProvider)(providerSettings, context.engineAccess);
+  const previous = job.previous ?? (await previousVersion(skills, job.skill));
   let result;
   try {
     result = await gateJob.runGateJob(
-      { ...job, policy: job.policy ?? gateSettings.policy },
+      { ...job, policy: job.policy ?? gateSettings.policy, ...(previous ? { previous } : {}) },
       {
         readSkillFile: (skill, path) => skills.readSkillFile(skill, path),
         provider,

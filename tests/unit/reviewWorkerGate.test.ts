@@ -134,6 +134,21 @@ describe('runGate in the review worker handler', () => {
     expect((await setup.skills.engine.usage.get(SKILL)).verification).not.toBe('promoted');
   });
 
+  it('after a patch, the re-run compares with the verified version from the cache (vsPrevious), paying only the new arm', async () => {
+    const { api, registry, user, model } = await gateSetup();
+    const first = done(await api.runGate({ runId: 'g1', skill: SKILL }));
+    expect(first.record.vsPrevious).toBeUndefined();
+    const patched = await registry.dispatchOutcome('skill_manage', { action: 'patch', name: SKILL, old_string: 'Pretendard.', new_string: 'Pretendard, always.' }, user());
+    expect(patched.success).toBe(true);
+    const before = model.requests;
+    const second = done(await api.runGate({ runId: 'g2', skill: SKILL }));
+    // The previous version's with-skill answers come from the cache: no request is spent on them.
+    expect(second.record.vsPrevious).toMatchObject({ version: first.record.skillVersion, down: 0 });
+    const { up, down, tie } = second.record.vsPrevious!;
+    expect(up + down + tie).toBeGreaterThan(0);
+    expect(model.requests - before).toBeLessThanOrEqual(9); // 8 new skill arms and at most one noise probe
+  });
+
   it('a rollback to the verified bytes makes the verdict fresh again (refreshFreshness on the change)', async () => {
     const { api, skills, registry, user } = await gateSetup();
     done(await api.runGate({ runId: 'g1', skill: SKILL }));
