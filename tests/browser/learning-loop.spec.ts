@@ -9,16 +9,17 @@
  * and the test jumps it past the gate's debounce and idle wait, so nothing waits in real time.
  * The review worker keeps its own real clock; nothing in it waits on time here.
  */
+import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures';
 import type { RecordedRequest, ScriptedServer, Turn } from '../fixtures/scriptedServer';
 import type { GateActivity, ReviewActivity } from '../../src/review/activity';
 import { AUTO_RUN_DEBOUNCE_MS, AUTO_RUN_IDLE_MS } from '../../src/gate/gateSettings';
-import { busyTurn, chatMessagesOf, conversation, finishedActivity, isReviewRequest, openLearningApp, skillMd, waitForReply } from './learningSupport';
+import { busyTurn, chatMessagesOf, conversation, finishedActivity, isReviewRequest, openLearningApp, waitForReply } from './learningSupport';
 import { invokedSkill, isGateReplay, verdictWord, openSkillDetail } from './gateHarness';
 
 const SKILL = 'house-font-captions';
 const DESCRIPTION = 'Use when writing image captions that name the house font.';
-const SKILL_TEXT = skillMd(SKILL, DESCRIPTION, 'Every caption names the house font, Pretendard.\n\n1. Write the caption.\n2. End it with "Set in Pretendard."');
+const SKILL_TEXT = `---\nname: ${SKILL}\ndescription: ${DESCRIPTION}\n---\n\n# House font in captions\n\nEvery caption names the house font, Pretendard.\n\n1. Write the caption.\n2. End it with "Set in Pretendard."\n`;
 
 /** The request that taught the skill, then the correction. */
 const TEACHING_PROMPT = 'Write a caption for the spring lookbook cover photo.';
@@ -74,7 +75,7 @@ function answerReplays(server: ScriptedServer, unexpected: RecordedRequest[]): v
 }
 
 /** Types into the composer and presses Enter; returns the tab's (faked) clock just before. */
-async function send(page: import('@playwright/test').Page, text: string): Promise<number> {
+async function send(page: Page, text: string): Promise<number> {
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill(text);
   const at = await page.evaluate(() => Date.now());
@@ -135,8 +136,9 @@ test('a correction in chat becomes a skill with cases, the gate verifies it on i
   expect(reviewRequests).toHaveLength(3);
   expect(JSON.stringify(chatMessagesOf(reviewRequests[0]!))).toContain('Pretendard in captions');
 
-  // 3. The gate, on its own. The tab has heard of both writes (so the automatic run is queued);
-  // no gate run yet and none is started by the test: no Verify, no input from here on.
+  // 3. The gate, on its own. Once the tab has heard of both writes the automatic run is queued;
+  // the test starts none: no Verify, and no input from here on (the idle rule counts from the
+  // correction's Enter). Without the two jumps below the run does not start.
   await expect
     .poll(() => page.evaluate(() => (globalThis as unknown as { skillChanges: { name: string; action?: string }[] }).skillChanges))
     .toEqual(expect.arrayContaining([{ name: SKILL, action: 'create' }, { name: SKILL, action: 'write_file' }]));
@@ -167,9 +169,12 @@ test('a correction in chat becomes a skill with cases, the gate verifies it on i
   expect(system.role).toBe('system');
   expect(String(system.content)).toMatch(new RegExp(`${SKILL}[^\\n]*\\[verified\\]`));
   const viewed = chatMessagesOf(nextChat[1]!).find((m) => m.role === 'tool' && m.tool_call_id === 'chat_view');
-  const viewResult = JSON.parse(String(viewed?.content)) as { success: boolean; content?: string };
+  const viewResult = JSON.parse(String(viewed?.content)) as { success: boolean; verification?: { verdict: string } };
   expect(viewResult.success).toBe(true);
   expect(JSON.stringify(viewResult)).toContain('Every caption names the house font, Pretendard.');
+  expect(viewResult.verification?.verdict).toBe('promoted');
+  // The chat shows the load as the skill's chip.
+  await expect(conversation(page).locator(`[data-skill="${SKILL}"]`)).toContainText(SKILL);
 
   // The skill view agrees: promoted.
   await openSkillDetail(page, SKILL);
