@@ -183,10 +183,17 @@ test('a correction in chat becomes a skill with cases, the gate verifies it on i
   // 5. Nothing else was contacted: the server saw only the chat, the review and the gate (and
   // the browser's CORS preflights for them); the browser talked only to the app and the server.
   expect(unexpected.map((r) => r.seq)).toEqual([]);
+  expect(scripted.pending()).toBe(0);
   for (const request of scripted.requests) {
     if (request.method === 'OPTIONS') continue;
     expect(`${request.method} ${request.path}`).toBe('POST /v1/chat/completions');
   }
+  // Chat: 1 call for the request, 9 for the correction, 2 in the next chat; the review's 3; and
+  // exactly the replays the gate's run counted.
+  const posts = scripted.requests.filter((r) => r.method === 'POST');
+  expect(posts.filter((r) => !isGateReplay(r) && !isReviewRequest(r))).toHaveLength(12);
+  expect(posts.filter(isReviewRequest)).toHaveLength(3);
+  expect(posts.filter(isGateReplay)).toHaveLength(gate.requests);
   const appOrigin = new URL(page.url()).origin;
   expect([...origins].filter((origin) => origin !== appOrigin && origin !== scripted.origin)).toEqual([]);
   const appHost = new URL(page.url()).host;
