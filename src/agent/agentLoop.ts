@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatProvider, ProviderError, ToolCall, ToolSpec } from '../providers/provider';
+import { ProviderError, type ChatMessage, type ChatProvider, type ToolCall, type ToolSpec } from '../providers/provider';
 import { fail, toJson, type ToolOutcome } from '../tools/toolResult';
 import type { ToolRegistry } from '../tools/toolRegistry';
 import type { WriteContext } from '../tools/writeContext';
@@ -30,6 +30,11 @@ export interface TurnResult {
   counters: LearningCounters;
   error?: ProviderError | Error;
   modelCalls: number;
+  /**
+   * The last model call's stream ended without a finish reason or end marker (end 'error'):
+   * its text is kept, its calls are not run, and the chat marks the reply cut off.
+   */
+  cutOff?: boolean;
 }
 
 export interface AgentTurnOptions {
@@ -51,6 +56,20 @@ export interface AgentTurnOptions {
 
 export const DEFAULT_MAX_ITERATIONS = 24;
 
+/**
+ * Tool calls run per model reply. A reply with hundreds of calls (a looping or hostile model)
+ * would otherwise run them all before Stop or the next render gets a turn; the calls beyond
+ * the cap get a failure result telling the model to send fewer (docs/chat.md).
+ */
+export const MAX_TOOL_CALLS_PER_REPLY = 16;
+
+export function tooManyCallsMessage(cap: number): string {
+  return `Too many tool calls in one reply: only the first ${cap} ran; send fewer per reply.`;
+}
+
+/** The failure of a reply cut off mid-stream (shown only where no chat marks the reply). */
+export const CUT_OFF_MESSAGE = 'The reply was cut off: the stream ended before the model finished.';
+
 export function toolSpecs(registry: ToolRegistry): ToolSpec[] {
   return registry.definitions().map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
 }
@@ -65,6 +84,8 @@ interface ModelReply {
   calls: ToolCall[];
   /** The user stopped the call (an abort finish or an aborted signal). */
   stopped: boolean;
+  /** The stream ended without a finish reason or end marker. */
+  cutOff: boolean;
   /** The call failed for another reason; `text` holds what streamed before the failure. */
   error?: Error;
 }
@@ -72,7 +93,7 @@ interface ModelReply {
 /** One model call, streamed: deltas and calls are reported as they arrive. */
 async function callModel(options: AgentTurnOptions, messages: ChatMessage[], tools: ToolSpec[]): Promise<ModelReply> {
   const { provider, signal, onEvent } = options;
-  const reply: ModelReply = { text: '', calls: [], stopped: false };
+  const reply: ModelReply = { text: '', calls: [], stopped: false, cutOff: false };
   try {
     const stream = provider.stream({
       messages: [{ role: 'system', content: options.systemPrompt }, ...messages],
@@ -91,6 +112,8 @@ async function callModel(options: AgentTurnOptions, messages: ChatMessage[], too
         onEvent?.({ type: 'tool-call', call: part.call });
       } else if (part.type === 'finish' && part.reason === 'abort') {
         reply.stopped = true;
+      } else if (part.type === 'finish' && part.reason === 'cut-off') {
+        reply.cutOff = true;
       }
     }
   } catch (error) {
@@ -101,9 +124,17 @@ async function callModel(options: AgentTurnOptions, messages: ChatMessage[], too
   return reply;
 }
 
+/**
+ * Gives the event loop a turn: tools that answer from memory resolve in microtasks only, so
+ * without this a reply's calls would run back to back with no render and no Stop click between.
+ */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
 
 /**
- * Runs the calls of one model reply in order, adding a tool message for each. Returns false
+ * Runs the calls of one model reply in order, adding a tool message for each; calls beyond
+ * the cap get a failure result instead, so every call id still has one result. Returns false
  * when the user stopped the turn between calls (the calls left are not run).
  */
 async function runToolCalls(
@@ -113,15 +144,22 @@ async function runToolCalls(
   emitMessage: (message: ChatMessage) => void,
 ): Promise<boolean> {
   const { registry, context, signal, onEvent } = options;
-  for (const call of calls) {
+  for (const [position, call] of calls.entries()) {
     if (signal?.aborted) return false;
-    const outcome = call.parseError
-      ? fail(`Your tool call could not be read: ${call.parseError}. Send it again as valid JSON.`)
-      : await registry.dispatchOutcome(call.name, call.arguments, context);
+    const overCap = position >= MAX_TOOL_CALLS_PER_REPLY;
+    const dispatched = !overCap && !call.parseError;
+    let outcome: ToolOutcome;
+    if (overCap) outcome = fail(tooManyCallsMessage(MAX_TOOL_CALLS_PER_REPLY));
+    else if (call.parseError) outcome = fail(`Your tool call could not be read: ${call.parseError}. Send it again as valid JSON.`);
+    else {
+      if (position > 0) await yieldToEventLoop();
+      if (signal?.aborted) return false;
+      outcome = await registry.dispatchOutcome(call.name, call.arguments, context);
+    }
     const output = toJson(outcome);
     // Hermes resets on dispatch, even when the call then fails validation.
-    if (!call.parseError && call.name === 'skill_manage') counters.itersSinceSkill = 0;
-    if (!call.parseError && call.name === 'memory') counters.turnsSinceMemory = 0;
+    if (dispatched && call.name === 'skill_manage') counters.itersSinceSkill = 0;
+    if (dispatched && call.name === 'memory') counters.turnsSinceMemory = 0;
     onEvent?.({ type: 'tool-result', call, result: output, success: outcome.success === true, outcome });
     emitMessage({ role: 'tool', content: output, toolCallId: call.id, name: call.name });
   }
@@ -158,7 +196,7 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<TurnResul
     modelCalls += 1;
     onEvent?.({ type: 'model-call', iteration });
 
-    const { text, calls, stopped, error } = await callModel(options, [...options.history, ...added], tools);
+    const { text, calls, stopped, cutOff, error } = await callModel(options, [...options.history, ...added], tools);
     if (error) {
       if (text) emitMessage({ role: 'assistant', content: text });
       return result('error', null, error);
@@ -167,6 +205,12 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<TurnResul
       // Keep what was said before Stop; the calls it had started are not run.
       if (text) emitMessage({ role: 'assistant', content: text });
       return result('stopped', null);
+    }
+    if (cutOff) {
+      // What arrived stays (and the calls, to be seen), but nothing of a reply that may be
+      // missing its end is run: the user can retry it.
+      if (text || calls.length) emitMessage({ role: 'assistant', content: text, ...(calls.length ? { toolCalls: calls } : {}) });
+      return { ...result('error', null, new ProviderError('stream', CUT_OFF_MESSAGE, 'Try again; if it keeps happening, check the server or proxy log.')), cutOff: true };
     }
 
     if (calls.length === 0) {

@@ -9,26 +9,13 @@
 import { DEFAULT_MAX_ITERATIONS, runAgentTurn, type AgentEvent, type TurnEnd } from './agentLoop';
 import type { LearningCounters, LearningIntervals } from './learningCounters';
 import { buildSkillInvocation } from '../skills/skillInvocation';
-import { ProviderError, type ChatMessage as ModelMessage, type ChatProvider, type ToolCall } from '../providers/provider';
-import type { ChatMessage as StoredMessage, ChatSession as SessionRecord, NewMessage, SessionStore, StoredToolCall } from '../sessions/sessionStore';
+import { ProviderError, type ChatMessage as ModelMessage, type ChatProvider } from '../providers/provider';
+import type { ChatSession as SessionRecord, SessionStore } from '../sessions/sessionStore';
 import type { ToolRegistry } from '../tools/toolRegistry';
 import { createWriteContext } from '../tools/writeContext';
+import { lineFromModel, lineFromStored, messageToStore, type ChatLine } from './chatLines';
 
-/** A message of the conversation as the chat shows it. `seq` is its place in the session. */
-export interface ChatLine {
-  /** The stored message id (`local:` until the write lands). */
-  id: string;
-  seq: number;
-  role: 'user' | 'assistant' | 'tool' | 'system';
-  content: string;
-  toolCalls?: StoredToolCall[];
-  toolCallId?: string;
-  name?: string;
-  /** The user stopped this reply before it finished. */
-  stopped?: boolean;
-  /** Shown only, never stored nor sent: the marker of a reply stopped before its first word. */
-  transient?: boolean;
-}
+export { lineFromModel, lineFromStored, messageToStore, type ChatLine } from './chatLines';
 
 export interface TurnLearning {
   /** The user is starting a turn: a running review for the session gives way (never awaited). */
@@ -83,7 +70,11 @@ export type ChatSessionEvent =
   | { type: 'draft'; text: string }
   | { type: 'session'; session: SessionRecord }
   | { type: 'turn-start' }
-  | { type: 'turn-end'; end: TurnEnd; problem: TurnProblem | null };
+  /** `notice`: the reply ended cut off, or empty; the line is flagged and says so. */
+  | { type: 'turn-end'; end: TurnEnd; problem: TurnProblem | null; notice?: ReplyNotice };
+
+/** What the chat says under a reply that did not end normally (besides Stop and errors). */
+export type ReplyNotice = 'cut-off' | 'empty';
 
 export type ChatSessionListener = (event: ChatSessionEvent) => void;
 
@@ -107,15 +98,17 @@ export function skillInvocationOf(content: string): { skill: string; request: st
 }
 
 /**
- * The stored lines as the model sees them. A reply stopped between its tool calls and their
- * results leaves calls without results, which OpenAI-style servers refuse: those get a
- * failure result saying the user stopped them.
+ * The stored lines as the model sees them. A reply stopped (or cut off) between its tool calls
+ * and their results leaves calls without results, which OpenAI-style servers refuse: those get
+ * a failure result saying why they did not run. A line that only carries the empty-reply
+ * notice says nothing to the model and is left out (some servers refuse empty messages).
  */
 export function toModelHistory(lines: readonly ChatLine[]): ModelMessage[] {
   const answered = new Set(lines.filter((l) => l.role === 'tool' && l.toolCallId).map((l) => l.toolCallId!));
   const history: ModelMessage[] = [];
   for (const line of lines) {
     if (line.transient) continue;
+    if (line.role === 'assistant' && line.content === '' && !line.toolCalls?.length) continue;
     history.push({
       role: line.role,
       content: line.content,
@@ -129,7 +122,10 @@ export function toModelHistory(lines: readonly ChatLine[]): ModelMessage[] {
         role: 'tool',
         toolCallId: call.id,
         name: call.name,
-        content: JSON.stringify({ success: false, error: 'The user stopped the reply before this call ran.' }),
+        content: JSON.stringify({
+          success: false,
+          error: line.cutOff ? 'The reply was cut off before this call ran; send it again if it is still needed.' : 'The user stopped the reply before this call ran.',
+        }),
       });
     }
   }
@@ -142,51 +138,16 @@ function problemOf(error: unknown): TurnProblem {
   return { message, hint: '' };
 }
 
-function storedCalls(calls: ToolCall[] | undefined): StoredToolCall[] | undefined {
-  return calls?.map(({ id, name, arguments: args }) => ({ id, name, arguments: args }));
-}
-
-/** A stored message as a chat line (the `stopped` mark included). */
-export function lineFromStored(message: StoredMessage): ChatLine {
-  return {
-    id: message.id,
-    seq: message.seq,
-    role: message.role,
-    content: message.content,
-    ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}),
-    ...(message.toolCallId !== undefined ? { toolCallId: message.toolCallId } : {}),
-    ...(message.name !== undefined ? { name: message.name } : {}),
-    ...((message as { stopped?: unknown }).stopped === true ? { stopped: true } : {}),
-  };
-}
-
-/** A message the agent loop added, as a chat line with a local id until it is stored. */
-export function lineFromModel(message: ModelMessage, id: string, seq: number): ChatLine {
-  return {
-    id,
-    seq,
-    role: message.role,
-    content: message.content,
-    ...(message.toolCalls?.length ? { toolCalls: storedCalls(message.toolCalls)! } : {}),
-    ...(message.toolCallId !== undefined ? { toolCallId: message.toolCallId } : {}),
-    ...(message.name !== undefined ? { name: message.name } : {}),
-  };
-}
-
-/** What the session store keeps of a line: no id, place or display marks. */
-export function messageToStore(line: ChatLine): NewMessage {
-  return {
-    role: line.role,
-    content: line.content,
-    ...(line.toolCalls ? { toolCalls: line.toolCalls } : {}),
-    ...(line.toolCallId !== undefined ? { toolCallId: line.toolCallId } : {}),
-    ...(line.name !== undefined ? { name: line.name } : {}),
-  };
-}
-
 interface TurnOutcome {
   end: TurnEnd;
   problem: TurnProblem | null;
+  notice?: ReplyNotice;
+}
+
+/** Where the turn's last model call begins in the lines, and what it reasoned. */
+interface FinalCall {
+  firstLine: number;
+  reasoning: string;
 }
 
 export class ChatController {
@@ -351,7 +312,7 @@ export class ChatController {
       this.#running = false;
       this.#emit({ type: 'draft', text: '' });
       this.#emitLines();
-      this.#emit({ type: 'turn-end', end: outcome.end, problem: outcome.problem });
+      this.#emit({ type: 'turn-end', end: outcome.end, problem: outcome.problem, ...(outcome.notice ? { notice: outcome.notice } : {}) });
     }
   }
 
@@ -379,7 +340,10 @@ export class ChatController {
     });
     await recorder.stored();
     const end = result.end;
-    const problem = result.error ? problemOf(result.error) : null;
+    // A cut-off or empty reply says so on its own line (with Retry), not as a problem.
+    const notice: ReplyNotice | undefined = result.cutOff ? 'cut-off' : end === 'final' && result.finalReply === null ? 'empty' : undefined;
+    if (notice) await this.#flagFinalReply(session.id, recorder.finalCall(), notice);
+    const problem = result.error && !result.cutOff ? problemOf(result.error) : null;
     if (end === 'stopped') await this.#markStopped(before);
     const counters = await this.deps.learning.afterTurn({
       sessionId: session.id,
@@ -391,20 +355,44 @@ export class ChatController {
       finalReply: result.finalReply,
     });
     this.#session = await this.deps.store.updateCounters(session.id, counters);
-    return { end, problem };
+    return { end, problem, ...(notice ? { notice } : {}) };
+  }
+
+  /**
+   * Marks the reply of the turn's last model call as cut off or empty, with its reasoning, and
+   * stores the marks so a reload shows the same. A call that left no line gets one.
+   */
+  async #flagFinalReply(sessionId: string, finalCall: FinalCall, notice: ReplyNotice): Promise<void> {
+    const marks: Partial<ChatLine> = notice === 'cut-off' ? { cutOff: true } : { empty: true };
+    if (finalCall.reasoning) marks.reasoning = finalCall.reasoning;
+    let line = this.#lines.slice(finalCall.firstLine).findLast((candidate) => candidate.role === 'assistant');
+    if (!line) {
+      line = { id: this.#localId(), seq: this.#nextSeq(), role: 'assistant', content: '' };
+      this.#lines.push(line);
+      const stored = await this.deps.store.append(sessionId, messageToStore(line));
+      line.id = stored.id;
+      line.seq = stored.seq;
+    }
+    Object.assign(line, marks);
+    await this.deps.store.updateMessage(line.id, marks);
   }
 
   /**
    * Feeds the loop's events to the chat: the draft of the call in progress, and a line per
    * message, stored one after another in the order the loop produced them.
    */
-  #turnRecorder(sessionId: string): { onEvent: (event: AgentEvent) => void; stored: () => Promise<unknown> } {
+  #turnRecorder(sessionId: string): { onEvent: (event: AgentEvent) => void; stored: () => Promise<unknown>; finalCall: () => FinalCall } {
     let persisted: Promise<unknown> = Promise.resolve();
     let draft = '';
+    const finalCall: FinalCall = { firstLine: this.#lines.length, reasoning: '' };
     const onEvent = (event: AgentEvent): void => {
       if (event.type === 'model-call') {
         draft = '';
+        finalCall.firstLine = this.#lines.length;
+        finalCall.reasoning = '';
         this.#emit({ type: 'draft', text: '' });
+      } else if (event.type === 'reasoning-delta') {
+        finalCall.reasoning += event.text;
       } else if (event.type === 'text-delta') {
         draft += event.text;
         this.#emit({ type: 'draft', text: draft });
@@ -421,7 +409,7 @@ export class ChatController {
         });
       }
     };
-    return { onEvent, stored: () => persisted };
+    return { onEvent, stored: () => persisted, finalCall: () => ({ ...finalCall }) };
   }
 
   /** A turn that threw: stopped when the user aborted it (the reply is marked), else an error. */

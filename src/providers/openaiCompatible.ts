@@ -336,11 +336,14 @@ export class OpenAICompatibleProvider implements ChatProvider {
     for (const call of calls) yield { type: 'tool-call', call };
     if (usage) yield { type: 'usage', usage };
     let reason: FinishReason;
+    // Neither a finish_reason nor `[DONE]`: the body just ended, so the reply may be missing
+    // its end (a dropped proxy connection, a crashed server). The chat marks it cut off.
+    if (rawFinish === undefined && !sawDone) reason = 'cut-off';
     // Some servers say "stop" after tool calls; the calls decide.
-    if (calls.length > 0) reason = 'tool-calls';
+    else if (calls.length > 0) reason = 'tool-calls';
     else if (isToolCallsFinish) reason = 'other';
-    // No finish_reason: a `[DONE]` still marks a complete reply; without either we can't tell.
-    else reason = mapFinishReason(rawFinish) ?? (sawDone ? 'stop' : 'other');
+    // No finish_reason: a `[DONE]` still marks a complete reply.
+    else reason = mapFinishReason(rawFinish) ?? 'stop';
     yield { type: 'finish', reason };
   }
 }

@@ -47,7 +47,11 @@ export interface Usage {
   completionTokens?: number;
 }
 
-export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'abort' | 'error' | 'other';
+/**
+ * How a model call ended. 'cut-off': the stream ended with neither a finish reason nor the
+ * end-of-stream marker, so the reply may be incomplete (the server or a proxy dropped it).
+ */
+export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'abort' | 'error' | 'cut-off' | 'other';
 
 export type StreamPart =
   | { type: 'text-delta'; text: string }

@@ -1,10 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { runAgentTurn } from '../../src/agent/agentLoop';
+import { MAX_TOOL_CALLS_PER_REPLY, runAgentTurn } from '../../src/agent/agentLoop';
 import { decideReview, defaultIntervals, zeroCounters } from '../../src/agent/learningCounters';
 import { buildSystemPrompt } from '../../src/agent/systemPrompt';
 import { fakeProvider } from './helpers/fakeProvider';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
 import { ProviderError } from '../../src/providers/provider';
+import { ToolRegistry, type ToolDefinition } from '../../src/tools/toolRegistry';
+import { ok } from '../../src/tools/toolResult';
+
+/** A registry with one `ping` tool that logs each run and may act on it (e.g. abort). */
+function pingRegistry(onRun: (count: number) => void = () => undefined) {
+  const runs: unknown[] = [];
+  const ping: ToolDefinition = {
+    name: 'ping',
+    description: 'Answers pong.',
+    parameters: { type: 'object', properties: {}, required: [] },
+    run: async (args) => {
+      runs.push(args);
+      onRun(runs.length);
+      return ok({ pong: runs.length });
+    },
+  };
+  return { registry: new ToolRegistry([ping]), runs };
+}
 
 function setup() {
   const t = createTestEngine();
@@ -103,6 +121,60 @@ describe('agent loop', () => {
     const result = await runAgentTurn({ ...base, provider });
     expect(result.end).toBe('error');
     expect(result.error?.message).toBe('Could not reach the server.');
+  });
+
+  it(`runs at most ${MAX_TOOL_CALLS_PER_REPLY} calls of one reply; the rest get a failure saying so, one result per id`, async () => {
+    const { base } = setup();
+    const { registry, runs } = pingRegistry();
+    const calls = Array.from({ length: 200 }, (_, i) => ({ id: `c${i}`, name: 'ping', arguments: '{}' }));
+    const { provider, requests } = fakeProvider([{ toolCalls: calls }, { text: 'Done.' }]);
+    const result = await runAgentTurn({ ...base, registry, provider });
+    expect(result).toMatchObject({ end: 'final', finalReply: 'Done.' });
+    expect(runs).toHaveLength(MAX_TOOL_CALLS_PER_REPLY);
+    const results = result.messages.filter((m) => m.role === 'tool');
+    expect(results.map((m) => m.toolCallId)).toEqual(calls.map((c) => c.id));
+    const outputs = results.map((m) => JSON.parse(m.content) as { success: boolean; error?: string });
+    expect(outputs.slice(0, MAX_TOOL_CALLS_PER_REPLY).every((o) => o.success)).toBe(true);
+    expect(outputs.slice(MAX_TOOL_CALLS_PER_REPLY).every((o) => o.success === false)).toBe(true);
+    expect(outputs[199]!.error).toBe('Too many tool calls in one reply: only the first 16 ran; send fewer per reply.');
+    // The model's next request answers every call it made.
+    expect(requests[1]!.messages.filter((m) => m.role === 'tool')).toHaveLength(200);
+  });
+
+  it('Stop between the calls of one reply dispatches nothing more and calls the model no more', async () => {
+    const { base } = setup();
+    const controller = new AbortController();
+    const { registry, runs } = pingRegistry((count) => {
+      if (count === 2) controller.abort();
+    });
+    const calls = Array.from({ length: 5 }, () => ({ name: 'ping', arguments: '{}' }));
+    const { provider, requests } = fakeProvider([{ toolCalls: calls }, { text: 'never asked' }]);
+    const result = await runAgentTurn({ ...base, registry, provider, signal: controller.signal });
+    expect(result.end).toBe('stopped');
+    expect(runs).toHaveLength(2);
+    expect(result.messages.filter((m) => m.role === 'tool')).toHaveLength(2);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('a reply cut off mid-stream keeps its text, runs none of its calls and says it was cut off', async () => {
+    const { base } = setup();
+    const { registry, runs } = pingRegistry();
+    const { provider, requests } = fakeProvider([{ text: 'Half an ', toolCalls: [{ name: 'ping', arguments: '{}' }], finish: 'cut-off' }]);
+    const result = await runAgentTurn({ ...base, registry, provider });
+    expect(result).toMatchObject({ end: 'error', cutOff: true, finalReply: null });
+    expect(result.error?.message).toMatch(/cut off/);
+    expect(runs).toHaveLength(0);
+    expect(result.messages).toEqual([{ role: 'assistant', content: 'Half an ', toolCalls: [{ id: 'call_1', name: 'ping', arguments: '{}' }] }]);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('a reply with only reasoning ends final without a reply and reports the reasoning', async () => {
+    const { base } = setup();
+    const { provider } = fakeProvider([{ reasoning: 'Hmm, what do they mean?' }]);
+    const reasoning: string[] = [];
+    const result = await runAgentTurn({ ...base, provider, onEvent: (e) => e.type === 'reasoning-delta' && reasoning.push(e.text) });
+    expect(result).toMatchObject({ end: 'final', finalReply: null, messages: [] });
+    expect(reasoning).toEqual(['Hmm, what do they mean?']);
   });
 
   it('the iteration limit ends with a clear message', async () => {

@@ -197,6 +197,55 @@ describe('chat session', () => {
     expect(reopened.lines[1]).toMatchObject({ content: 'partial ', stopped: true });
   });
 
+  it('an empty reply says so on a stored line that keeps the reasoning, and the model never sees it', async () => {
+    const { controller, store, events, fake, learningCalls } = setup([{ reasoning: 'They want a haiku? Unsure.' }, { text: 'Here it is.' }]);
+    await controller.send('write me something');
+    expect(events.at(-1)).toEqual({ type: 'turn-end', end: 'final', problem: null, notice: 'empty' });
+    expect(controller.lines.at(-1)).toMatchObject({ role: 'assistant', content: '', empty: true, reasoning: 'They want a haiku? Unsure.' });
+    const sessionId = controller.sessionId!;
+    const stored = await store.messages(sessionId);
+    expect(stored).toHaveLength(2);
+    expect(stored[1]).toMatchObject({ role: 'assistant', content: '', empty: true, reasoning: 'They want a haiku? Unsure.' });
+    expect(learningCalls[0]!.messages.map((m) => m.role)).toEqual(['user']);
+    // After a reload the notice and the reasoning are still there.
+    const reopened = await ChatController.open({ ...setup().deps, store }, sessionId);
+    expect(reopened.lines[1]).toMatchObject({ empty: true, reasoning: 'They want a haiku? Unsure.' });
+    // The next request carries no empty assistant message.
+    await controller.send('a poem, please');
+    expect(fake.requests[1]!.messages.slice(1).map((m) => m.role)).toEqual(['user', 'user']);
+  });
+
+  it('a cut-off reply keeps its text, is flagged (stored too), shows no problem, and regenerate retries it', async () => {
+    const { controller, store, events, fake } = setup([{ text: 'The first half', finish: 'cut-off' }, { text: 'The whole answer.' }]);
+    await controller.send('explain');
+    expect(events.at(-1)).toEqual({ type: 'turn-end', end: 'error', problem: null, notice: 'cut-off' });
+    expect(controller.lines.at(-1)).toMatchObject({ role: 'assistant', content: 'The first half', cutOff: true });
+    const sessionId = controller.sessionId!;
+    expect((await store.messages(sessionId))[1]).toMatchObject({ content: 'The first half', cutOff: true });
+    const reopened = await ChatController.open({ ...setup().deps, store }, sessionId);
+    expect(reopened.lines[1]).toMatchObject({ cutOff: true });
+
+    expect(await controller.regenerate()).toBe(true);
+    expect(fake.requests[1]!.messages.slice(1).map((m) => m.content)).toEqual(['explain']);
+    expect((await store.messages(sessionId)).map((m) => [m.content, (m as { cutOff?: boolean }).cutOff])).toEqual([
+      ['explain', undefined],
+      ['The whole answer.', undefined],
+    ]);
+    expect(events.at(-1)).toEqual({ type: 'turn-end', end: 'final', problem: null });
+  });
+
+  it('a reply cut off before any text gets a line of its own carrying the mark', async () => {
+    const { controller, store } = setup([{ toolCalls: [{ name: 'skills_list', arguments: '{}' }] }, { finish: 'cut-off' }]);
+    await controller.send('list them');
+    const stored = await store.messages(controller.sessionId!);
+    expect(stored.map((m) => [m.role, (m as { cutOff?: boolean }).cutOff])).toEqual([
+      ['user', undefined],
+      ['assistant', undefined],
+      ['tool', undefined],
+      ['assistant', true],
+    ]);
+  });
+
   it('regenerate replaces the last reply; edit-and-resend rewrites a message and drops what followed', async () => {
     const { controller, store, fake } = setup([{ text: 'One.' }, { text: 'Two.' }, { text: 'Uno.' }, { text: 'Dos.' }]);
     await controller.send('first');
@@ -240,6 +289,15 @@ describe('chat session', () => {
     ]);
     expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
     expect(history[2]).toMatchObject({ toolCallId: 'c1', name: 'skills_list' });
+  });
+
+  it('calls of a cut-off reply get a result saying it was cut off', () => {
+    const history = toModelHistory([
+      { id: 'a', seq: 0, role: 'user', content: 'hi' },
+      { id: 'b', seq: 1, role: 'assistant', content: 'let me', toolCalls: [{ id: 'c1', name: 'skills_list', arguments: '{}' }], cutOff: true },
+    ]);
+    expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(JSON.parse(history[2]!.content)).toMatchObject({ success: false, error: expect.stringMatching(/cut off/) });
   });
 
   it('titles come from the first line, cut at a word', () => {

@@ -245,6 +245,25 @@ describe('stream endings', () => {
     expect((await run(provider())).finish).toBe('stop');
   });
 
+  it('with neither finish_reason nor [DONE], the reply ends cut-off with the text so far', async () => {
+    server.script({ text: 'half a thought', quirks: { omitFinishReason: true, omitDone: true } });
+    const outcome = await run(provider());
+    expect([outcome.text, outcome.finish, outcome.error]).toEqual(['half a thought', 'cut-off', undefined]);
+  });
+
+  it('a cut-off stream still hands over the calls that were complete, and ends cut-off', async () => {
+    server.script({ toolCalls: [listAll, { name: 'memory', arguments: '{"action": "add", "con' }], quirks: { omitFinishReason: true, omitDone: true } });
+    const outcome = await run(provider());
+    expect(outcome.calls.map((call) => call.name)).toEqual(['skills_list']);
+    expect(outcome.finish).toBe('cut-off');
+  });
+
+  it('a reply of reasoning only, properly finished, ends stop with no text', async () => {
+    server.script({ reasoning: 'Let me think about it.' });
+    const outcome = await run(provider());
+    expect([outcome.text, outcome.reasoning, outcome.finish]).toEqual(['', 'Let me think about it.', 'stop']);
+  });
+
   it('a mid-stream error event (OpenRouter) throws ProviderError(stream) after the text so far', async () => {
     server.script({ text: 'one two three four', quirks: { errorEvent: { afterEvents: 3, error: { code: 502, message: 'Upstream overloaded' } } } });
     const outcome = await run(provider());

@@ -46,6 +46,12 @@ function responderProvider(responder: Responder, history: () => readonly ChatLin
   };
 }
 
+/** A reply flagged on its line: said instead of the end's usual words. */
+const ANNOUNCE_NOTICE: Record<string, string> = {
+  'cut-off': 'Reply cut off.',
+  empty: 'The model returned an empty reply.',
+};
+
 const ANNOUNCE_END: Record<string, string> = {
   final: 'Reply finished.',
   stopped: 'Reply stopped.',
@@ -212,7 +218,7 @@ class ChatState {
           this.#generating = false;
           learning.noteGeneration(false);
           this.problem = event.problem;
-          announcer.say(ANNOUNCE_END[event.end] ?? 'Reply finished.');
+          announcer.say((event.notice && ANNOUNCE_NOTICE[event.notice]) ?? ANNOUNCE_END[event.end] ?? 'Reply finished.');
           void sessions.refresh();
           break;
       }

@@ -3,11 +3,15 @@
  * the assistant did in reply (text, tool calls with their results, skill loads) is one reply
  * item, with the text still streaming at its end. Plain TypeScript, no runes, no DOM.
  */
-import { skillInvocationOf, type ChatLine } from '../../agent/chatSession';
+import { skillInvocationOf, type ChatLine, type ReplyNotice } from '../../agent/chatSession';
 import type { StoredToolCall } from '../../sessions/sessionStore';
 
 export type ReplyPart =
   | { kind: 'text'; key: string; text: string; streaming: boolean }
+  /** Said under a reply that was cut off mid-stream or came back empty (ChatLine flags). */
+  | { kind: 'notice'; key: string; notice: ReplyNotice }
+  /** The model's reasoning for a flagged reply, shown folded. */
+  | { kind: 'reasoning'; key: string; text: string }
   | { kind: 'tool'; key: string; call: StoredToolCall; result: string | null; success: boolean | null; skill: string | null };
 
 export type DisplayItem =
@@ -68,6 +72,8 @@ export function displayItems(lines: readonly ChatLine[], live: { generating: boo
         skill: skillViewed(call),
       });
     }
+    if (line.cutOff || line.empty) target.parts.push({ kind: 'notice', key: `n${index}`, notice: line.cutOff ? 'cut-off' : 'empty' });
+    if (line.reasoning) target.parts.push({ kind: 'reasoning', key: `z${index}`, text: line.reasoning });
     if (line.stopped) target.stopped = true;
   });
   if (live.generating) {

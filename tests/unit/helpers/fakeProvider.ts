@@ -1,4 +1,4 @@
-import type { ChatProvider, ChatRequest, StreamPart, ToolCall } from '../../../src/providers/provider';
+import type { ChatProvider, ChatRequest, FinishReason, StreamPart, ToolCall } from '../../../src/providers/provider';
 
 /**
  * A scripted in-process provider for unit tests of the agent loop only (browser tests use the
@@ -13,8 +13,17 @@ import type { ChatProvider, ChatRequest, StreamPart, ToolCall } from '../../../s
  *   controller.abort();
  *
  * `whenCalled(n)` resolves with the request log once `n` requests have been made.
+ * `reasoning` streams as reasoning deltas before the text; `finish` overrides the finish reason
+ * (e.g. 'cut-off' for a stream that ended without one).
  */
-export type FakeTurn = { text?: string; toolCalls?: Array<Omit<ToolCall, 'id'> & { id?: string }>; error?: Error; hang?: boolean };
+export type FakeTurn = {
+  text?: string;
+  reasoning?: string;
+  toolCalls?: Array<Omit<ToolCall, 'id'> & { id?: string }>;
+  error?: Error;
+  hang?: boolean;
+  finish?: FinishReason;
+};
 
 export function fakeProvider(turns: FakeTurn[], nativeTools = true) {
   const requests: ChatRequest[] = [];
@@ -59,9 +68,10 @@ export function fakeProvider(turns: FakeTurn[], nativeTools = true) {
         yield { type: 'finish', reason: 'abort' };
         return;
       }
+      if (turn.reasoning) yield { type: 'reasoning-delta', text: turn.reasoning };
       for (const word of (turn.text ?? '').split(/(?<= )/)) if (word) yield { type: 'text-delta', text: word };
       for (const call of turn.toolCalls ?? []) yield { type: 'tool-call', call: { id: call.id ?? `call_${++n}`, ...call } };
-      yield { type: 'finish', reason: turn.toolCalls?.length ? 'tool-calls' : 'stop' };
+      yield { type: 'finish', reason: turn.finish ?? (turn.toolCalls?.length ? 'tool-calls' : 'stop') };
     },
   };
   return {

@@ -19,13 +19,38 @@ describe('chat display', () => {
     expect(items.map((item) => item.kind)).toEqual(['user', 'reply', 'user']);
     const reply = items[1]!;
     if (reply.kind !== 'reply') throw new Error('expected a reply');
-    expect(reply.parts.map((part) => (part.kind === 'text' ? part.text : `${part.call.name}:${part.success}:${part.skill}`))).toEqual([
+    expect(reply.parts.map((part) => (part.kind === 'text' ? part.text : part.kind === 'tool' ? `${part.call.name}:${part.success}:${part.skill}` : part.kind))).toEqual([
       'Looking.',
       'skill_view:true:tea',
       'skills_list:false:null',
       'Steep it.',
     ]);
     expect(reply.streaming).toBe(false);
+  });
+
+  it('says under a reply that it was cut off or came back empty, with its reasoning', () => {
+    const cut = displayItems(
+      [
+        { id: 'a', seq: 0, role: 'user', content: 'hi' },
+        { id: 'b', seq: 1, role: 'assistant', content: 'Half', cutOff: true },
+      ],
+      idle,
+    );
+    expect(cut.at(-1)).toMatchObject({ kind: 'reply', parts: [{ kind: 'text', text: 'Half' }, { kind: 'notice', notice: 'cut-off' }] });
+    const empty = displayItems(
+      [
+        { id: 'a', seq: 0, role: 'user', content: 'hi' },
+        { id: 'b', seq: 1, role: 'assistant', content: '', empty: true, reasoning: 'Thinking only.' },
+      ],
+      idle,
+    );
+    expect(empty.at(-1)).toMatchObject({
+      kind: 'reply',
+      parts: [
+        { kind: 'notice', notice: 'empty' },
+        { kind: 'reasoning', text: 'Thinking only.' },
+      ],
+    });
   });
 
   it('shows the streaming draft in a reply that exists from the start of the turn, and marks stops', () => {
