@@ -227,6 +227,9 @@ async function collectOnce(state: ArmState, messages: ChatMessage[]): Promise<Co
     // An abort nobody here asked for (e.g. the engine was shut down) is a failed request.
     if (collected.finish === 'abort') throw new ProviderError('stream', 'The model stopped before it finished.');
     if (collected.finish === 'error') throw new ProviderError('stream', 'The model stopped with an error.');
+    // A stream that ended without a finish reason or [DONE] carries part of an answer: scoring
+    // it would measure the connection, not the skill, so it is a failed request (retried).
+    if (collected.finish === 'cut-off') throw new ProviderError('stream', 'The reply was cut off before the model finished.');
     addUsage(state.usage, collected.usage);
     return collected;
   } catch (error) {

@@ -191,6 +191,13 @@ describe('replayArm: retries', () => {
     expect(await replayArm(fake.provider, request, options())).toMatchObject({ status: 'ok', answerText: 'whole', requests: 2 });
   });
 
+  it('a stream cut off before its finish is retried, never scored as an answer', async () => {
+    const fake = scriptedProvider([{ text: 'Use Preten', finish: 'cut-off' }, { text: 'Use Pretendard.' }]);
+    expect(await replayArm(fake.provider, request, options())).toMatchObject({ status: 'ok', answerText: 'Use Pretendard.', requests: 2 });
+    const always = scriptedProvider([{ text: 'Use', finish: 'cut-off' }, { text: 'Use', finish: 'cut-off' }, { text: 'Use', finish: 'cut-off' }]);
+    expect(await replayArm(always.provider, request, options())).toMatchObject({ status: 'error' });
+  });
+
   it('jitters the backoff by at most ±20 %', () => {
     expect(retryDelayMs(0, undefined, () => 0)).toBe(800);
     expect(retryDelayMs(0, undefined, () => 0.999999)).toBe(1200);
