@@ -3,6 +3,7 @@ import { fail, toJson, type ToolOutcome } from '../tools/toolResult';
 import type { ToolRegistry } from '../tools/toolRegistry';
 import type { WriteContext } from '../tools/writeContext';
 import type { LearningCounters, LearningIntervals } from './learningCounters';
+import { ToolCallIds } from './toolCallIds';
 
 /**
  * One user turn: model call → tool calls → results → model call … until the model answers
@@ -91,7 +92,7 @@ interface ModelReply {
 }
 
 /** One model call, streamed: deltas and calls are reported as they arrive. */
-async function callModel(options: AgentTurnOptions, messages: ChatMessage[], tools: ToolSpec[]): Promise<ModelReply> {
+async function callModel(options: AgentTurnOptions, messages: ChatMessage[], tools: ToolSpec[], ids: ToolCallIds): Promise<ModelReply> {
   const { provider, signal, onEvent } = options;
   const reply: ModelReply = { text: '', calls: [], stopped: false, cutOff: false };
   try {
@@ -108,8 +109,9 @@ async function callModel(options: AgentTurnOptions, messages: ChatMessage[], too
       } else if (part.type === 'reasoning-delta') {
         onEvent?.({ type: 'reasoning-delta', text: part.text });
       } else if (part.type === 'tool-call') {
-        reply.calls.push(part.call);
-        onEvent?.({ type: 'tool-call', call: part.call });
+        const call = ids.claim(part.call);
+        reply.calls.push(call);
+        onEvent?.({ type: 'tool-call', call });
       } else if (part.type === 'finish' && part.reason === 'abort') {
         reply.stopped = true;
       } else if (part.type === 'finish' && part.reason === 'cut-off') {
@@ -179,6 +181,7 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<TurnResul
     onEvent?.({ type: 'message', message });
   };
   const tools = toolSpecs(registry);
+  const ids = new ToolCallIds(options.history);
   let modelCalls = 0;
 
   const result = (end: TurnEnd, finalReply: string | null, error?: Error): TurnResult => ({
@@ -196,7 +199,7 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<TurnResul
     modelCalls += 1;
     onEvent?.({ type: 'model-call', iteration });
 
-    const { text, calls, stopped, cutOff, error } = await callModel(options, [...options.history, ...added], tools);
+    const { text, calls, stopped, cutOff, error } = await callModel(options, [...options.history, ...added], tools, ids);
     if (error) {
       if (text) emitMessage({ role: 'assistant', content: text });
       return result('error', null, error);

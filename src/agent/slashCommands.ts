@@ -46,11 +46,24 @@ export function parseSlashCommand(text: string, skillNames: ReadonlySet<string>)
   return { kind: 'unknown', name };
 }
 
-/** Completions for what has been typed so far ("/" followed by a prefix, no space yet). */
+/**
+ * Completions for what has been typed so far ("/" followed by a prefix, no space yet).
+ * Each command appears once: a skill named like a built-in (`memory`) cannot be reached by
+ * `/memory` (parseSlashCommand opens the view), and two skills can share a name, so the first
+ * suggestion for a command wins and the menu never holds the same command twice.
+ */
 export function completeSlash(text: string, skills: ReadonlyArray<{ name: string; description: string }>, limit = 8): SlashSuggestion[] {
   const match = /^\/(\S*)$/.exec(text);
   if (!match) return [];
   const prefix = match[1]!.toLowerCase();
   const skillSuggestions = skills.map((s) => ({ command: `/${s.name}`, description: s.description }));
-  return [...BUILTIN_COMMANDS, ...skillSuggestions].filter((s) => s.command.slice(1).toLowerCase().startsWith(prefix)).slice(0, limit);
+  const seen = new Set<string>();
+  const suggestions: SlashSuggestion[] = [];
+  for (const suggestion of [...BUILTIN_COMMANDS, ...skillSuggestions]) {
+    if (suggestions.length >= limit) break;
+    if (seen.has(suggestion.command) || !suggestion.command.slice(1).toLowerCase().startsWith(prefix)) continue;
+    seen.add(suggestion.command);
+    suggestions.push(suggestion);
+  }
+  return suggestions;
 }

@@ -241,7 +241,8 @@ export function readZip(bytes: Uint8Array, limits: ZipLimits = DEFAULT_ZIP_LIMIT
     }
     const path = entry.name.split('/').filter((part) => part !== '' && part !== '.').join('/');
     if (seen.has(path)) {
-      result.refused.push({ path: entry.name, reason: 'duplicate entry name' });
+      // The archive may hold one path several times (appended to, or hand-made); the first copy is the file.
+      result.refused.push({ path: entry.name, reason: 'an earlier entry of the archive has the same path; only the first copy is imported' });
       continue;
     }
     seen.add(path);

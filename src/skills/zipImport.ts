@@ -167,6 +167,13 @@ function refusedSkillEntries(refused: RefusedEntry[], folders: string[]): Array<
   return out;
 }
 
+/** Each warning once, in first-seen order; one said several times (the same path thrice) gets its count. */
+export function collapseRepeats(warnings: readonly string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const warning of warnings) counts.set(warning, (counts.get(warning) ?? 0) + 1);
+  return [...counts].map(([warning, count]) => (count > 1 ? `${warning} (${count} times)` : warning));
+}
+
 function scanCandidate(name: string, files: ZipFile[], trusted: boolean): { scan: ScanResult; install: InstallVerdict; decision: ImportDecision } {
   const scan = scanSkill({
     name,
@@ -248,7 +255,7 @@ export function planImport(bytes: Uint8Array, options: PlanOptions = {}): Import
       name: dir.name,
       description: loaded.description,
       files,
-      warnings,
+      warnings: collapseRepeats(warnings),
       ...scanCandidate(dir.name, files, trusted),
       collides: options.exists?.(dir.name) ?? false,
       claimed: claim,

@@ -22,3 +22,17 @@ export function formatShare(usage: number, quota: number): string {
   if (usage > 0 && percent < 1) return '< 1%';
   return `${Math.round(percent)}%`;
 }
+
+/**
+ * Keys for a keyed list of texts that may repeat (memory entries): the text with how many times it
+ * came before, so each row keeps its own state when an earlier row goes, and a repeated text never
+ * collides with itself (Svelte refuses duplicate keys).
+ */
+export function occurrenceKeys(texts: readonly string[]): string[] {
+  const seen = new Map<string, number>();
+  return texts.map((text) => {
+    const count = seen.get(text) ?? 0;
+    seen.set(text, count + 1);
+    return `${count}:${text}`;
+  });
+}

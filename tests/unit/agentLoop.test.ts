@@ -68,6 +68,34 @@ describe('agent loop', () => {
     expect(requests[3]!.messages.filter((m) => m.role === 'tool')).toHaveLength(3);
   });
 
+  it('gives two calls with the same id in one reply distinct ids, each answered by exactly one result', async () => {
+    const { base } = setup();
+    const { provider, requests } = fakeProvider([
+      { toolCalls: [
+        { id: 'dup', name: 'skills_list', arguments: '{}' },
+        { id: 'dup', name: 'skill_view', arguments: '{"name":"missing"}' },
+      ] },
+      { toolCalls: [{ id: 'dup', name: 'skills_list', arguments: '{}' }] },
+      { text: 'Done.' },
+    ]);
+    const seen: string[] = [];
+    const result = await runAgentTurn({ ...base, provider, onEvent: (e) => e.type === 'tool-call' && seen.push(e.call.id) });
+    expect(result.end).toBe('final');
+    const callIds = result.messages.flatMap((m) => m.toolCalls?.map((c) => c.id) ?? []);
+    expect(callIds).toEqual(['dup', 'dup_2', 'dup_3']);
+    expect(seen).toEqual(callIds);
+    const resultIds = result.messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId);
+    expect(resultIds).toEqual(callIds);
+    // What the model is sent back pairs every call of each assistant message with one result.
+    const sent = requests[2]!.messages;
+    for (const [position, message] of sent.entries()) {
+      if (!message.toolCalls) continue;
+      const answers = sent.slice(position + 1, position + 1 + message.toolCalls.length).map((m) => m.toolCallId);
+      expect(answers).toEqual(message.toolCalls.map((c) => c.id));
+    }
+    expect(result.messages.find((m) => m.toolCallId === 'dup_2')!.name).toBe('skill_view');
+  });
+
   it('unknown tools, broken JSON and unreadable text-protocol calls become failure results', async () => {
     const { base } = setup();
     const { provider } = fakeProvider([

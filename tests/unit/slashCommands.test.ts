@@ -31,6 +31,27 @@ describe('slash commands', () => {
     expect(completeSlash('/', list)).toHaveLength(7);
   });
 
+  it('lists each command once when a skill is named like a built-in or two skills share a name', () => {
+    const list = [
+      { name: 'memory', description: 'A skill called memory.' },
+      { name: 'meal-plan', description: 'Plan meals.' },
+      { name: 'meal-plan', description: 'Another category, same name.' },
+    ];
+    const suggestions = completeSlash('/m', list);
+    expect(suggestions).toEqual([
+      { command: '/memory', description: 'Open memory' },
+      { command: '/meal-plan', description: 'Plan meals.' },
+    ]);
+    expect(new Set(suggestions.map((s) => s.command)).size).toBe(suggestions.length);
+    expect(parseSlashCommand('/memory', new Set(['memory']))).toEqual({ kind: 'open', view: 'memory' });
+  });
+
+  it('fills the limit with distinct commands after dropping repeats', () => {
+    const list = Array.from({ length: 10 }, (_, i) => ({ name: i % 2 === 0 ? 'same' : `other-${i}`, description: '' }));
+    const commands = completeSlash('/', list, 6).map((s) => s.command);
+    expect(commands).toEqual(['/skills', '/memory', '/new', '/search', '/pending', '/same']);
+  });
+
   it('wraps the skill and the request for the model', () => {
     const text = buildSkillInvocation('tea', '# Tea', '');
     expect(text).toContain('<skill name="tea">\n# Tea\n</skill>');

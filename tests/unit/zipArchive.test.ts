@@ -8,6 +8,7 @@ import { strToU8, zipSync, type Zippable } from 'fflate';
 import { crc32, readCentralDirectory, readZip } from '../../src/skills/zipArchive';
 import { planImport } from '../../src/skills/zipImport';
 import { skillContent } from './helpers/skillTestEngine';
+import { zipWithRepeats } from '../fixtures/repeatedZip';
 
 const NOTES = 'These notes are stored without compression so one byte can be flipped.\n';
 
@@ -119,5 +120,29 @@ describe('planImport: entries with a bad checksum', () => {
     const plan = planImport(corruptDirectoryCrc(storedZip({ 'SKILL.md': only }), 'SKILL.md'));
     expect(plan.skills).toEqual([]);
     expect(plan.error).toMatch(/^No usable SKILL\.md in the archive: 'SKILL\.md' was refused because its contents do not match/);
+  });
+});
+
+describe('readZip: the same path more than once', () => {
+  it('keeps the first copy and refuses each repeat with a reason', () => {
+    const bytes = zipWithRepeats([
+      ['tea/SKILL.md', skillContent('tea', 'Use for the first tea.')],
+      ['tea/SKILL.md', skillContent('tea', 'Use for the second tea.')],
+      ['tea/SKILL.md', skillContent('tea', 'Use for the third tea.')],
+    ]);
+    const read = readZip(bytes);
+    expect(read.error).toBeNull();
+    expect(read.files.map((file) => file.path)).toEqual(['tea/SKILL.md']);
+    expect(new TextDecoder().decode(read.files[0]!.bytes)).toContain('Use for the first tea.');
+    expect(read.refused).toEqual([
+      { path: 'tea/SKILL.md', reason: expect.stringMatching(/same path; only the first copy is imported/) },
+      { path: 'tea/SKILL.md', reason: expect.stringMatching(/same path; only the first copy is imported/) },
+    ]);
+  });
+
+  it('treats spellings of one path (./, doubled slashes) as the same path', () => {
+    const read = readZip(zipWithRepeats([['tea/notes.md', 'one'], ['./tea/notes.md', 'two'], ['tea//notes.md', 'three']]));
+    expect(read.files.map((file) => [file.path, new TextDecoder().decode(file.bytes)])).toEqual([['tea/notes.md', 'one']]);
+    expect(read.refused.map((entry) => entry.path)).toEqual(['./tea/notes.md', 'tea//notes.md']);
   });
 });

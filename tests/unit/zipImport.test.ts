@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { strToU8, zipSync, type Zippable } from 'fflate';
-import { applyImport, planImport, retrustPlan } from '../../src/skills/zipImport';
+import { applyImport, collapseRepeats, planImport, retrustPlan } from '../../src/skills/zipImport';
 import { readZip } from '../../src/skills/zipArchive';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
+import { zipWithRepeats } from '../fixtures/repeatedZip';
 
 const SKILL = skillContent('pdf-tools', 'Use when the user works with PDF files.');
 const SCRIPT = '#!/bin/sh\necho "merge"\n';
@@ -252,5 +253,29 @@ describe('applyImport', () => {
     const entries = (await t.engine.ledger.list('alpha')).filter((e) => e.evidence.replaced === true);
     expect(entries).toHaveLength(1);
     expect(entries[0].before.map((v) => v.path)).toContain('skills/alpha/references/old.md');
+  });
+});
+
+describe('planImport: an archive that holds the same file three times', () => {
+  it('plans one skill from the first copy, lists the repeats as refused entries and warns once', () => {
+    const plan = planImport(
+      zipWithRepeats([
+        ['tea/SKILL.md', skillContent('tea', 'Use for the first tea.')],
+        ['tea/SKILL.md', skillContent('tea', 'Use for the second tea.')],
+        ['tea/SKILL.md', skillContent('tea', 'Use for the third tea.')],
+      ]),
+    );
+    expect(plan.error).toBeNull();
+    expect(plan.skills.map((skill) => [skill.name, skill.description])).toEqual([['tea', 'Use for the first tea.']]);
+    expect(plan.refusedSkills).toEqual([]);
+    expect(plan.refusedEntries).toHaveLength(2);
+    const warnings = plan.skills[0]!.warnings;
+    expect(new Set(warnings).size).toBe(warnings.length);
+    expect(warnings).toEqual([expect.stringMatching(/^'tea\/SKILL\.md' was not imported: .*same path.* \(2 times\)$/)]);
+  });
+
+  it('collapses repeated warnings with their count and keeps the order', () => {
+    expect(collapseRepeats(['b', 'a', 'b', 'c', 'b'])).toEqual(['b (3 times)', 'a', 'c']);
+    expect(collapseRepeats([])).toEqual([]);
   });
 });

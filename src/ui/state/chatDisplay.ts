@@ -38,9 +38,26 @@ function skillViewed(call: StoredToolCall): string | null {
   }
 }
 
+/**
+ * The result of each call of the assistant line at `index`, in call order. Ids can repeat (in one
+ * reply, from a session stored before the loop made them unique, or `call_1` in every reply), so
+ * a call takes the first unclaimed result with its id among the tool lines right after it, and
+ * only then the session's latest result with that id.
+ */
+function resultsOfCalls(lines: readonly ChatLine[], index: number, latest: ReadonlyMap<string, string>): (string | null)[] {
+  const following: ChatLine[] = [];
+  for (let next = index + 1; next < lines.length && lines[next]!.role === 'tool'; next++) following.push(lines[next]!);
+  const claimed = new Set<ChatLine>();
+  return (lines[index]!.toolCalls ?? []).map((call) => {
+    const own = following.find((line) => !claimed.has(line) && line.toolCallId === call.id);
+    if (own) claimed.add(own);
+    return own ? own.content : (latest.get(call.id) ?? null);
+  });
+}
+
 export function displayItems(lines: readonly ChatLine[], live: { generating: boolean; draft: string }): DisplayItem[] {
-  const results = new Map<string, string>();
-  for (const line of lines) if (line.role === 'tool' && line.toolCallId) results.set(line.toolCallId, line.content);
+  const latest = new Map<string, string>();
+  for (const line of lines) if (line.role === 'tool' && line.toolCallId) latest.set(line.toolCallId, line.content);
 
   const items: DisplayItem[] = [];
   let reply: Extract<DisplayItem, { kind: 'reply' }> | null = null;
@@ -61,11 +78,13 @@ export function displayItems(lines: readonly ChatLine[], live: { generating: boo
     if (line.role !== 'assistant') return; // tool results sit under their calls
     const target = currentReply(`r${index}`);
     if (line.content) target.parts.push({ kind: 'text', key: `t${index}`, text: line.content, streaming: false });
-    for (const call of line.toolCalls ?? []) {
-      const result = results.get(call.id) ?? null;
+    const results = resultsOfCalls(lines, index, latest);
+    for (const [position, call] of (line.toolCalls ?? []).entries()) {
+      const result = results[position] ?? null;
       target.parts.push({
         kind: 'tool',
-        key: `c${index}-${call.id}`,
+        // By place, never by the call's id alone: ids can repeat (see resultsOfCalls).
+        key: `c${index}-${position}`,
         call,
         result,
         success: result === null ? null : successOf(result),

@@ -53,6 +53,24 @@ describe('chat display', () => {
     });
   });
 
+  it('keys tool parts by place and pairs repeated call ids with their own results (a session stored with duplicates)', () => {
+    const lines: ChatLine[] = [
+      { id: 'a', seq: 0, role: 'user', content: 'go' },
+      { id: 'b', seq: 1, role: 'assistant', content: '', toolCalls: [{ id: 'dup', name: 'skills_list', arguments: '{}' }, { id: 'dup', name: 'skill_view', arguments: '{"name":"tea"}' }] },
+      { id: 'c', seq: 2, role: 'tool', content: '{"success":true,"first":1}', toolCallId: 'dup', name: 'skills_list' },
+      { id: 'd', seq: 3, role: 'tool', content: '{"success":false,"error":"second"}', toolCallId: 'dup', name: 'skill_view' },
+      { id: 'e', seq: 4, role: 'assistant', content: 'Again.', toolCalls: [{ id: 'dup', name: 'skills_list', arguments: '{}' }] },
+      { id: 'f', seq: 5, role: 'tool', content: '{"success":true,"third":3}', toolCallId: 'dup', name: 'skills_list' },
+    ];
+    const reply = displayItems(lines, idle)[1]!;
+    if (reply.kind !== 'reply') throw new Error('expected a reply');
+    const keys = reply.parts.map((part) => part.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    const tools = reply.parts.filter((part) => part.kind === 'tool');
+    expect(tools.map((part) => part.result)).toEqual(['{"success":true,"first":1}', '{"success":false,"error":"second"}', '{"success":true,"third":3}']);
+    expect(tools.map((part) => part.success)).toEqual([true, false, true]);
+  });
+
   it('shows the streaming draft in a reply that exists from the start of the turn, and marks stops', () => {
     const lines: ChatLine[] = [{ id: 'a', seq: 0, role: 'user', content: 'hi' }];
     const waiting = displayItems(lines, { generating: true, draft: '' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatShare } from '../../../src/ui/format';
+import { formatBytes, formatShare, occurrenceKeys } from '../../../src/ui/format';
 
 describe('storage figures', () => {
   it('formats byte counts in binary units', () => {
@@ -16,5 +16,14 @@ describe('storage figures', () => {
     expect(formatShare(1, 10_000)).toBe('< 1%');
     expect(formatShare(50, 100)).toBe('50%');
     expect(formatShare(5, 0)).toBe('unknown');
+  });
+});
+
+describe('occurrence keys', () => {
+  it('makes repeated texts distinct and keeps the key of a text when an earlier different one goes', () => {
+    const keys = occurrenceKeys(['tea', 'coffee', 'tea', 'tea']);
+    expect(new Set(keys).size).toBe(4);
+    expect(occurrenceKeys(['coffee', 'tea'])[1]).toBe(keys[0]);
+    expect(occurrenceKeys(['tea', 'tea'])).toEqual(keys.filter((_, i) => i !== 1).slice(0, 2));
   });
 });
