@@ -31,13 +31,13 @@ class ChatRoute {
   }
 
   #followUrl(inChat: boolean, wanted: string | null): void {
-    if (!inChat || wanted === this.#opening) return;
+    if (!inChat) return;
     if (wanted === null) {
       // A bare `#/chat` (the Chat tab) keeps the open conversation and names it in the URL.
       if (chat.sessionId && !this.#opening) navigation.showChat(chat.sessionId, { replace: true });
       return;
     }
-    if (wanted !== chat.sessionId) void this.#open(wanted);
+    if (wanted !== chat.sessionId && wanted !== this.#opening) void this.#open(wanted);
   }
 
   #followChat(open: string | null): void {
