@@ -123,6 +123,12 @@ test('an unknown or deleted chat lands on the list with a short notice', async (
   await sendMessage(page, 'Delete me later');
   await waitForReplyEnd(page);
   const id = await openChatId(page);
+  // The row's icons are inline SVG (emoji show as empty boxes without an emoji font), named by their buttons.
+  for (const name of ['Rename Delete me later', 'Delete Delete me later']) {
+    const button = history.getByRole('button', { name, exact: true });
+    await expect(button.locator('svg')).toHaveCount(1);
+    await expect(button).toHaveText('');
+  }
   await history.getByRole('button', { name: 'Delete Delete me later' }).click();
   await history.getByRole('group', { name: 'Delete Delete me later?' }).getByRole('button', { name: 'Delete', exact: true }).click();
   await expect(page).toHaveURL(/#\/chat$/);
