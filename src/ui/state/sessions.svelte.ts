@@ -2,6 +2,7 @@
  * The session list beside the chat: newest first, rename, delete, and the search box
  * (session search over every message, matched words highlighted in the snippets).
  */
+import { announcer } from './announcer.svelte';
 import { appServices } from '../../app/services';
 import type { ChatSession } from '../../sessions/sessionStore';
 import type { SessionSearchHit } from '../../sessions/sessionSearch';
@@ -16,6 +17,8 @@ class SessionsState {
   /** Bumped to ask the search box to take focus (Ctrl/Cmd+K, /search). */
   focusRequests = $state(0);
   error = $state<string | null>(null);
+  /** A short note above the list, e.g. a link to a chat that no longer exists. */
+  notice = $state<string | null>(null);
   #searchRun = 0;
   #subscribed = false;
 
@@ -40,6 +43,23 @@ class SessionsState {
     } catch (error) {
       this.error = `Chats could not be read: ${error instanceof Error ? error.message : String(error)}`;
     }
+  };
+
+  /** Whether a chat with this id is stored (a URL may name a deleted one). */
+  exists = async (id: string): Promise<boolean> => {
+    try {
+      const services = await (await appServices()).chat();
+      return (await services.store.get(id)) !== undefined;
+    } catch {
+      return false;
+    }
+  };
+
+  /** Shows a note on the list, opening it on narrow screens, and says it politely. */
+  showNotice = (text: string): void => {
+    this.notice = text;
+    this.open = true;
+    announcer.say(text);
   };
 
   search = async (query: string): Promise<void> => {

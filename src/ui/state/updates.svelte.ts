@@ -4,6 +4,8 @@ import { IdleGate } from './idleGate';
 
 /** How often a long-lived tab asks the server whether a new version exists. */
 const UPDATE_CHECK_MS = 60 * 60 * 1000;
+/** How long the informational "works offline" notice stays before it goes by itself. */
+const OFFLINE_NOTICE_MS = 10_000;
 
 /**
  * The update prompt's state. A new service worker waits until the user accepts; then it is
@@ -17,6 +19,8 @@ class UpdateState {
   #waitingForReply = $state(false);
   #activate: (() => Promise<void>) | null = null;
   #gate = new IdleGate(() => chat.isGenerating);
+  #offlineTimer: ReturnType<typeof setTimeout> | undefined;
+  #offlineHeld = false;
 
   constructor() {
     $effect.root(() => {
@@ -45,6 +49,7 @@ class UpdateState {
     this.#activate = activate;
     this.#available = true;
     this.#dismissed = false;
+    announcer.say('A new version of Knack is ready.');
   }
 
   /** The Reload button. */
@@ -63,8 +68,32 @@ class UpdateState {
   };
 
   dismissOfflineReady = (): void => {
+    clearTimeout(this.#offlineTimer);
     this.#offlineReady = false;
   };
+
+  /** Shows the offline notice; it is only information, so it goes by itself. */
+  showOfflineReady = (): void => {
+    this.#offlineReady = true;
+    announcer.say('Knack now works offline.');
+    this.#armOfflineTimer();
+  };
+
+  /**
+   * While the pointer or focus is on the notice it stays (someone is reading it or about to
+   * press OK); when they leave, the countdown starts again.
+   */
+  holdOfflineReady = (held: boolean): void => {
+    this.#offlineHeld = held;
+    if (held) clearTimeout(this.#offlineTimer);
+    else this.#armOfflineTimer();
+  };
+
+  #armOfflineTimer(): void {
+    clearTimeout(this.#offlineTimer);
+    if (!this.#offlineReady || this.#offlineHeld) return;
+    this.#offlineTimer = setTimeout(this.dismissOfflineReady, OFFLINE_NOTICE_MS);
+  }
 
   /**
    * The new service worker took control (after Reload here, or in another tab) and the page
@@ -90,9 +119,7 @@ class UpdateState {
       if (ready) this.offer(() => updateServiceWorker());
     });
     offlineReady.subscribe((ready) => {
-      if (!ready) return;
-      this.#offlineReady = true;
-      announcer.say('Knack now works offline.');
+      if (ready) this.showOfflineReady();
     });
   }
 }
