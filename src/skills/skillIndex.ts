@@ -391,7 +391,8 @@ export class SkillIndex {
     if (hit !== undefined) return hit;
     this.labels ??= await this.loadLabels();
     this.sorted ??= this.catalog.entries().sort(byIndexName);
-    const text = renderSortedIndex(this.sorted, this.labels, { ...options, label: this.label });
+    const categoryDescriptions = await this.catalog.categoryDescriptions();
+    const text = renderSortedIndex(this.sorted, this.labels, { ...options, label: this.label, categoryDescriptions });
     if (this.cache.size > 16) this.cache.clear();
     this.cache.set(key, text);
     return text;
