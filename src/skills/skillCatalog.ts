@@ -48,6 +48,9 @@ export interface CatalogSnapshotStore {
   deleteEntry(dir: string, generation: number, clearChanging?: string[]): Promise<void>;
   /** Replaces everything, change markers included. */
   replaceAll(entries: CatalogEntry[], generation: number): Promise<void>;
+  /** Category descriptions kept beside the entries (replaceAll clears them). */
+  loadCategoryDescriptions?(): Promise<Map<string, string> | null>;
+  putCategoryDescriptions?(descriptions: Map<string, string>): Promise<void>;
   /** Records that files under these skill directories are about to change. */
   markChanging?(keys: string[]): Promise<void>;
   /** The change recorded under these keys is reflected in the snapshot. */
@@ -210,6 +213,7 @@ export class SkillCatalog {
         for (const entry of stored.entries) byDir.set(entry.dir, entry);
         this.byDir = byDir;
         this.generation = stored.generation;
+        this.descriptions = (await this.snapshot.loadCategoryDescriptions?.()) ?? null;
         this.emit({ kind: 'reset' });
         return 'snapshot';
       }
@@ -226,6 +230,7 @@ export class SkillCatalog {
     this.byDir = new Map(entries.map((entry) => [entry.dir, entry]));
     this.generation += 1;
     await this.snapshot?.replaceAll(entries, this.generation);
+    await this.snapshot?.putCategoryDescriptions?.(scan.categoryDescriptions);
     this.changing.clear();
     this.emit({ kind: 'reset' });
   }
@@ -257,8 +262,9 @@ export class SkillCatalog {
   }
 
   /**
-   * Category descriptions (`skills/<category>/DESCRIPTION.md`). The snapshot holds skills only,
-   * so after a snapshot load they are read once here: one small file per category folder.
+   * Category descriptions (`skills/<category>/DESCRIPTION.md`), kept in the snapshot beside the
+   * entries. When the snapshot has none (an older one) or they were forgotten after a write of a
+   * `DESCRIPTION.md`, they are read here once: one small file per category folder.
    */
   async categoryDescriptions(): Promise<Map<string, string>> {
     if (this.descriptions) return this.descriptions;
@@ -279,6 +285,7 @@ export class SkillCatalog {
       if (shown) descriptions.set(category, shown);
     });
     this.descriptions = descriptions;
+    await this.snapshot?.putCategoryDescriptions?.(descriptions);
     return descriptions;
   }
 

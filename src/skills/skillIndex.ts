@@ -42,7 +42,9 @@ export interface IndexOptions {
  */
 export function indexNameOf(entry: CatalogEntry): string {
   const name = entry.frontmatterName;
-  return name !== entry.name && name.length <= MAX_NAME_LENGTH && VALID_NAME_RE.test(name) ? name : entry.name;
+  if (name === entry.name) return name;
+  const text = entryText(entry);
+  return (text.indexName ??= name.length <= MAX_NAME_LENGTH && VALID_NAME_RE.test(name) ? name : entry.name);
 }
 
 const HEADER = `## Skills
@@ -71,6 +73,8 @@ function words(text: string): string[] {
 /** What the index derives from one entry. Entries are replaced, never changed, on a write. */
 interface EntryText {
   cut?: string;
+  /** `indexNameOf`, when the frontmatter name differs from the folder name. */
+  indexName?: string;
   /** Lower-cased name, description, tags and category, for message words `wordMatcher` can't take. */
   haystack?: string;
   nameWords?: string[];
@@ -271,10 +275,15 @@ function layOut(offered: CatalogEntry[], budgetChars: number, message: string, l
   const byCategory = groupByCategory(offered);
   // The frame: header, blank line, open and close tags, newlines; closing lines charged up front.
   const frame = HEADER.length + 1 + 1 + OPEN.length + 1 + CLOSE.length;
+  // Stops at the first line past the budget: most of 10,000 descriptions are never cut.
   let total = frame;
   for (const [category, skills] of byCategory) {
     total += 1 + lengths.categoryLength(category, true);
-    for (const entry of skills) total += 1 + lengths.lineLength(entry);
+    for (const entry of skills) {
+      total += 1 + lengths.lineLength(entry);
+      if (total > budgetChars) break;
+    }
+    if (total > budgetChars) break;
   }
   if (total <= budgetChars) {
     const categories = [...byCategory].map(([category, full]) => ({ category, full, names: [], described: true }));
