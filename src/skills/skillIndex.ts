@@ -267,9 +267,7 @@ interface Lengths {
 /**
  * Decides the layout within `budgetChars`, or null when not even the frame fits. Everything
  * fits: every skill gets a full line and every category its description. Otherwise the skills
- * most relevant to the first message get full lines within half the budget (their categories'
- * lines charged with them), and the rest of the budget lists the others by name, category by
- * category; whatever does not fit is counted in the closing "…and N more" line.
+ * most relevant to the first message get full lines and the rest are listed by name.
  */
 function layOut(offered: CatalogEntry[], budgetChars: number, message: string, lengths: Lengths): Layout | null {
   const byCategory = groupByCategory(offered);
@@ -291,6 +289,61 @@ function layOut(offered: CatalogEntry[], budgetChars: number, message: string, l
   }
   const reserved = frame + 1 + omittedLine(offered.length).length + 1 + NAMES_NOTE.length;
   if (reserved > budgetChars) return null;
+  return layOutAllNamed(byCategory, offered, reserved, budgetChars, message, lengths) ?? layOutRanked(byCategory, offered, reserved, budgetChars, message, lengths);
+}
+
+/**
+ * When every skill's name fits: list them all, then give full lines to the most relevant ones
+ * with the room left, so a mid-sized library uses its budget instead of half of it.
+ */
+function layOutAllNamed(
+  byCategory: Map<string, CatalogEntry[]>,
+  offered: CatalogEntry[],
+  reserved: number,
+  budgetChars: number,
+  message: string,
+  lengths: Lengths,
+): Layout | null {
+  let used = reserved;
+  for (const [category, skills] of byCategory) {
+    used += 1 + lengths.categoryLength(category, false) + 1 + NAMES_PREFIX.length;
+    for (const entry of skills) used += indexNameOf(entry).length + 2;
+  }
+  if (used > budgetChars) return null;
+  const full = new Set<CatalogEntry>();
+  const described = new Set<string>();
+  for (const entry of byRelevance(offered, message)) {
+    const category = categoryOf(entry);
+    const describing = described.has(category) ? 0 : lengths.categoryLength(category, true) - lengths.categoryLength(category, false);
+    // A full line instead of the name in the names line (charged above with its separator).
+    const cost = 1 + lengths.lineLength(entry) - (indexNameOf(entry).length + 2) + describing;
+    if (used + cost > budgetChars) break;
+    used += cost;
+    full.add(entry);
+    described.add(category);
+  }
+  const categories = [...byCategory].map(([category, skills]) => ({
+    category,
+    full: skills.filter((entry) => full.has(entry)),
+    names: skills.filter((entry) => !full.has(entry)),
+    described: described.has(category),
+  }));
+  return { categories, omitted: 0, namesOnly: full.size < offered.length };
+}
+
+/**
+ * A large library: the most relevant skills get full lines within half the budget (their
+ * categories' lines charged with them), and the rest of the budget lists the others by name,
+ * category by category; whatever does not fit is counted in the closing "…and N more" line.
+ */
+function layOutRanked(
+  byCategory: Map<string, CatalogEntry[]>,
+  offered: CatalogEntry[],
+  reserved: number,
+  budgetChars: number,
+  message: string,
+  lengths: Lengths,
+): Layout {
   let used = reserved;
   const charged = new Set<string>();
   const full = new Set<CatalogEntry>();

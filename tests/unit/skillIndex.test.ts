@@ -85,6 +85,14 @@ describe('skill index budget is a hard cap', () => {
     });
   }
 
+  it('a library whose names all fit uses the rest of the budget for full lines', () => {
+    const text = renderSkillIndex(syntheticLibrary(100), new Map(), indexOptions);
+    expect(text).not.toContain('more skills: use skills_list');
+    // The next full line (~110 characters) would not fit: the budget is used, not half of it.
+    expect(text.length).toBeGreaterThan(2500 * 4 - 250);
+    expect(text.length).toBeLessThanOrEqual(2500 * 4);
+  });
+
   it('stays within small budgets too, down to one that holds nothing', () => {
     const skills = syntheticLibrary(300);
     for (const tokenBudget of [0, 10, 50, 200, 400, 800, 1_500]) {
