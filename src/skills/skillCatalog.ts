@@ -156,9 +156,11 @@ export async function scanLibrary(files: FileStore, root = SKILLS_ROOT): Promise
   let frontier = [root];
   while (frontier.length) {
     const visited = await mapBounded(frontier, SCAN_PARALLELISM, async (dir) => {
-      const text = dir === root ? null : await files.readText(`${dir}/SKILL.md`);
-      const description = dir === root || text !== null ? null : await files.readText(`${dir}/${CATEGORY_DESCRIPTION_FILE}`);
-      return { dir, text, description, entries: await files.list(dir) };
+      // The listing (for nested skills and sub-folders) and SKILL.md in one round trip.
+      const [text, entries] = await Promise.all([dir === root ? null : files.readText(`${dir}/SKILL.md`), files.list(dir)]);
+      const hasDescription = dir !== root && text === null && entries.some((e) => e.kind === 'file' && e.name === CATEGORY_DESCRIPTION_FILE);
+      const description = hasDescription ? await files.readText(`${dir}/${CATEGORY_DESCRIPTION_FILE}`) : null;
+      return { dir, text, description, entries };
     });
     const nextFrontier: string[] = [];
     for (const { dir, text, description, entries } of visited) {
