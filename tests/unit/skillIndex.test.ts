@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { indexNameOf, relevance } from '../../src/skills/skillIndex';
-import { entryFromSkillMd } from '../../src/skills/skillCatalog';
+import { indexNameOf, relevance, renderSkillIndex, SkillIndex } from '../../src/skills/skillIndex';
+import { entryFromSkillMd, SkillCatalog } from '../../src/skills/skillCatalog';
+import { MemoryFileStore } from '../../src/storage/memoryFileStore';
 
 /** The definition relevance() must keep: shared words, name words counting double. */
 function referenceRelevance(name: string, description: string, tags: string[], category: string | null, messageWords: Set<string>): number {
@@ -46,10 +47,6 @@ describe('skill index relevance', () => {
     }
   });
 });
-
-import { renderSkillIndex, SkillIndex } from '../../src/skills/skillIndex';
-import { SkillCatalog } from '../../src/skills/skillCatalog';
-import { MemoryFileStore } from '../../src/storage/memoryFileStore';
 
 /** A realistic library: long names, descriptions past 60 characters, 25 categories. */
 function syntheticLibrary(count: number) {
