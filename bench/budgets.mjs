@@ -22,6 +22,11 @@ export const budgets = [
   { key: 'gateReverifyRequests', limit: 0, unit: 'requests', path: 'gate.reverifyRequests', spec: 'gate run again on the unchanged skill: requests sent' },
   { key: 'offlineColdStart', limit: 1000, unit: 'ms p50', path: 'offlineColdStart.p50', spec: 'offline cold start to usable chat input' },
   { key: 'skillIndexTokens100', limit: 2500, unit: 'tokens', path: 'skillIndexTokens100.tokens', spec: 'skill index for 100 skills' },
+  { key: 'skillIndexTokensAtScale100', limit: 2500, unit: 'tokens', path: 'skillIndexTokensAtScale.tokens100', spec: 'skill index for 100 skills (long names and descriptions)' },
+  { key: 'skillIndexTokensAtScale1k', limit: 2500, unit: 'tokens', path: 'skillIndexTokensAtScale.tokens1000', spec: 'skill index for 1,000 skills (long names and descriptions)' },
+  { key: 'skillIndexTokensAtScale10k', limit: 2500, unit: 'tokens', path: 'skillIndexTokensAtScale.tokens10000', spec: 'skill index for 10,000 skills (long names and descriptions)' },
+  { key: 'skillIndexTokens1k', limit: 2500, unit: 'tokens', path: 'skillIndex1k.indexTokens', spec: 'skill index for 1,000 skills (the OPFS bench library, from the snapshot)' },
+  { key: 'skillIndexTokens10k', limit: 2500, unit: 'tokens', path: 'skillIndex10k.indexTokens', spec: 'skill index for 10,000 skills (the OPFS bench library, from the snapshot)' },
 ];
 
 function lookup(results, path) {

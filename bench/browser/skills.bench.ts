@@ -21,9 +21,9 @@ import type { BrowserBench } from './types';
 import type { FileData, FileEntry, FileStore } from '../../src/storage/fileStore';
 import { openKnackDb } from '../../src/storage/db';
 import { IdbRecordStore } from '../../src/storage/idbRecordStore';
-import { SkillCatalog } from '../../src/skills/skillCatalog';
+import { SkillCatalog, entryFromSkillMd } from '../../src/skills/skillCatalog';
 import { RecordCatalogSnapshot } from '../../src/skills/catalogSnapshot';
-import { SkillIndex, type IndexOptions, type SkillLabel } from '../../src/skills/skillIndex';
+import { CHARS_PER_TOKEN, SkillIndex, renderSkillIndex, type IndexOptions, type SkillLabel } from '../../src/skills/skillIndex';
 import { UsageStore, emptyUsageRecord, type UsageRecord } from '../../src/skills/usageStore';
 import type { ConsoleSkills as SkillServices } from '../../src/app/boot';
 
@@ -205,6 +205,7 @@ async function indexFigures(count: number, knackFiles: FileStore, runs: { start:
       rescan,
       indexUpdateAfterWrite: summarize(updates),
       indexChars: lastIndex.length,
+      indexTokens: Math.ceil(lastIndex.length / CHARS_PER_TOKEN),
     };
   } finally {
     await library.close();
@@ -274,4 +275,28 @@ const skillManage: BrowserBench = {
   },
 };
 
-export const benches: BrowserBench[] = [skillIndex1k, skillIndex10k, skillManage];
+/**
+ * SPEC §17 "skill index for 100, 1,000 and 10,000 skills ≤ 2,500 tokens at every size": the
+ * rendered index of in-memory libraries whose names and descriptions are long (descriptions
+ * past 60 characters), over 25 categories, counted as the renderer budgets: characters / 4.
+ */
+const skillIndexTokensAtScale: BrowserBench = {
+  name: 'skillIndexTokensAtScale',
+  async run() {
+    const figures: Record<string, number> = {};
+    for (const count of [100, 1_000, 10_000]) {
+      const entries = Array.from({ length: count }, (_, i) => {
+        const verb = VERBS[i % VERBS.length]!;
+        const name = `${verb}-project-workflow-${String(i).padStart(5, '0')}`;
+        const description = `Use when ${verb} project ${i}; covers the checks, pitfalls and the hand-off to the team.`;
+        return entryFromSkillMd(`skills/${categoryOf(i)}/${name}`, `---\nname: ${name}\ndescription: ${description}\n---\n\nbody\n`);
+      });
+      const text = renderSkillIndex(entries, new Map(), INDEX_OPTIONS);
+      figures[`tokens${count}`] = Math.ceil(text.length / CHARS_PER_TOKEN);
+      figures[`fullLines${count}`] = text.split('\n').filter((line) => line.startsWith('    - ')).length;
+    }
+    return { tokenBudget: INDEX_OPTIONS.tokenBudget, ...figures };
+  },
+};
+
+export const benches: BrowserBench[] = [skillIndex1k, skillIndex10k, skillManage, skillIndexTokensAtScale];

@@ -16,6 +16,8 @@ const MANIFEST_KEY = 'manifest';
 const CHUNK_PREFIX = 'chunk:';
 /** A skill file change that has started and whose snapshot update has not landed yet. */
 const CHANGING_PREFIX = 'changing:';
+/** Category descriptions from `DESCRIPTION.md` (a record of its own kind, never a chunk). */
+const CATEGORIES_KEY = 'categories';
 
 interface Manifest {
   kind: 'manifest';
@@ -25,7 +27,12 @@ interface Manifest {
   count: number;
 }
 
-type SnapshotRecord = Manifest | string | { kind: 'changing'; since: number };
+interface CategoriesRecord {
+  kind: 'categories';
+  pairs: [string, string][];
+}
+
+type SnapshotRecord = Manifest | string | { kind: 'changing'; since: number } | CategoriesRecord;
 
 /** FNV-1a of the directory: stable across contexts and releases (a change needs a version bump). */
 function chunkOf(dir: string): number {
@@ -101,7 +108,16 @@ const chunkText = (entries: CatalogEntry[]): string => JSON.stringify(entries.ma
 
 const isManifest = (record: unknown): record is Manifest => (record as Manifest | undefined)?.kind === 'manifest';
 
+function descriptionsFrom(record: unknown): Map<string, string> | null {
+  const pairs = (record as CategoriesRecord | undefined)?.kind === 'categories' ? (record as CategoriesRecord).pairs : null;
+  if (!Array.isArray(pairs)) return null;
+  return new Map(pairs.filter((pair): pair is [string, string] => Array.isArray(pair) && typeof pair[0] === 'string' && typeof pair[1] === 'string'));
+}
+
 export class RecordCatalogSnapshot implements CatalogSnapshotStore {
+  /** Read with the entries by `load`, so a session start costs no second read. */
+  private loadedCategories: Map<string, string> | null = null;
+
   constructor(private readonly store: RecordStore<unknown>) {}
 
   async load(): Promise<{ generation: number; entries: CatalogEntry[] } | null> {
@@ -114,6 +130,7 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
       } else if (isManifest(record)) manifest = record;
       // Files changed (or were about to) without the snapshot following: rescan.
       else if (record?.kind === 'changing') return null;
+      else if (record?.kind === 'categories') this.loadedCategories = descriptionsFrom(record);
     }
     if (!manifest || manifest.version !== SNAPSHOT_VERSION) return null;
     if (entries.length !== manifest.count) return null;
@@ -185,6 +202,18 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
       return;
     }
     for (const key of keys) await this.store.delete(CHANGING_PREFIX + key);
+  }
+
+  /** null when none were stored (an older snapshot): the catalogue then reads the files. */
+  async loadCategoryDescriptions(): Promise<Map<string, string> | null> {
+    if (this.loadedCategories) return this.loadedCategories;
+    return descriptionsFrom(await this.store.get(CATEGORIES_KEY));
+  }
+
+  async putCategoryDescriptions(descriptions: Map<string, string>): Promise<void> {
+    const record: CategoriesRecord = { kind: 'categories', pairs: [...descriptions] };
+    this.loadedCategories = null;
+    await this.store.putMany([[CATEGORIES_KEY, record]]);
   }
 
   async replaceAll(entries: CatalogEntry[], generation: number): Promise<void> {

@@ -48,6 +48,9 @@ export interface CatalogSnapshotStore {
   deleteEntry(dir: string, generation: number, clearChanging?: string[]): Promise<void>;
   /** Replaces everything, change markers included. */
   replaceAll(entries: CatalogEntry[], generation: number): Promise<void>;
+  /** Category descriptions kept beside the entries (replaceAll clears them). */
+  loadCategoryDescriptions?(): Promise<Map<string, string> | null>;
+  putCategoryDescriptions?(descriptions: Map<string, string>): Promise<void>;
   /** Records that files under these skill directories are about to change. */
   markChanging?(keys: string[]): Promise<void>;
   /** The change recorded under these keys is reflected in the snapshot. */
@@ -125,35 +128,74 @@ export async function scanSkillDirs(files: FileStore, root = SKILLS_ROOT): Promi
   return (await scanSkills(files, root)).map(({ dir }) => dir);
 }
 
+/** Folders of a skill that hold its own files, never nested skills (a SKILL.md under `references/` is a file). */
+const SKILL_FILE_DIRS = new Set<string>(SUPPORT_DIRS);
+
+/** A category folder's description file (frontmatter `description`, or its first paragraph). */
+export const CATEGORY_DESCRIPTION_FILE = 'DESCRIPTION.md';
+
+export interface LibraryScan {
+  skills: { dir: string; text: string }[];
+  /** Category (path between `skills/` and the folder) → description, from `DESCRIPTION.md`. */
+  categoryDescriptions: Map<string, string>;
+}
+
 /**
  * Every skill under `skills/` with the text of its SKILL.md, level by level. Each directory's
- * SKILL.md is read first: when there is one, the directory is a skill and is not listed (its
- * support folders are not searched for nested skills); otherwise it is listed for the next
- * level. A library of skills therefore costs one read per skill, not a listing plus a read.
+ * SKILL.md is read first; a folder with one is a skill, and its folders other than its support
+ * folders are searched for nested skills (`parent/child/SKILL.md`). A folder without one is a
+ * category: its `DESCRIPTION.md` is read and its folders searched.
  */
 export async function scanSkills(files: FileStore, root = SKILLS_ROOT): Promise<{ dir: string; text: string }[]> {
+  return (await scanLibrary(files, root)).skills;
+}
+
+export async function scanLibrary(files: FileStore, root = SKILLS_ROOT): Promise<LibraryScan> {
   const found: { dir: string; text: string }[] = [];
+  const categoryDescriptions = new Map<string, string>();
   let frontier = [root];
   while (frontier.length) {
     const visited = await mapBounded(frontier, SCAN_PARALLELISM, async (dir) => {
-      const text = dir === root ? null : await files.readText(`${dir}/SKILL.md`);
-      return { dir, text, entries: text === null ? await files.list(dir) : [] };
+      // The listing (for nested skills and sub-folders) and SKILL.md in one round trip.
+      const [text, entries] = await Promise.all([dir === root ? null : files.readText(`${dir}/SKILL.md`), files.list(dir)]);
+      const hasDescription = dir !== root && text === null && entries.some((e) => e.kind === 'file' && e.name === CATEGORY_DESCRIPTION_FILE);
+      const description = hasDescription ? await files.readText(`${dir}/${CATEGORY_DESCRIPTION_FILE}`) : null;
+      return { dir, text, description, entries };
     });
     const nextFrontier: string[] = [];
-    for (const { dir, text, entries } of visited) {
+    for (const { dir, text, description, entries } of visited) {
       if (text !== null) found.push({ dir, text });
+      const shown = description === null ? '' : categoryDescriptionOf(description);
+      if (shown) categoryDescriptions.set(dir.slice(root.length + 1), shown);
       for (const entry of entries) {
-        if (entry.kind === 'directory' && isSearchableDir(entry.name)) nextFrontier.push(`${dir}/${entry.name}`);
+        if (entry.kind !== 'directory' || !isSearchableDir(entry.name)) continue;
+        if (text !== null && SKILL_FILE_DIRS.has(entry.name)) continue;
+        nextFrontier.push(`${dir}/${entry.name}`);
       }
     }
     frontier = nextFrontier;
   }
-  return found.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
+  found.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
+  return { skills: found, categoryDescriptions };
+}
+
+/** The description a `DESCRIPTION.md` gives: frontmatter `description`, else its first paragraph. */
+export function categoryDescriptionOf(text: string): string {
+  const description = readSkillMeta(text).description;
+  if (description) return description.trim();
+  const body = text.replace(/^---\n[\s\S]*?\n---[^\n]*\n?/, '');
+  const paragraph = body
+    .split(/\n\s*\n/)
+    .map((part) => part.replace(/^#+\s.*$/gm, '').trim())
+    .find((part) => part.length > 0);
+  return (paragraph ?? '').replace(/\s+/g, ' ');
 }
 
 export class SkillCatalog {
   private byDir = new Map<string, CatalogEntry>();
   private listeners = new Set<(change: CatalogChange) => void>();
+  /** From the last rescan; null after a snapshot load until `loadCategoryDescriptions`. */
+  private descriptions: Map<string, string> | null = null;
   /** Change markers this context wrote and has not cleared yet, by skill directory. */
   private changing = new Map<string, string[]>();
   generation = 0;
@@ -173,6 +215,7 @@ export class SkillCatalog {
         for (const entry of stored.entries) byDir.set(entry.dir, entry);
         this.byDir = byDir;
         this.generation = stored.generation;
+        this.descriptions = (await this.snapshot.loadCategoryDescriptions?.()) ?? null;
         this.emit({ kind: 'reset' });
         return 'snapshot';
       }
@@ -183,10 +226,13 @@ export class SkillCatalog {
 
   /** Reads every SKILL.md in parallel and replaces the catalogue and the snapshot. */
   async rescan(): Promise<void> {
-    const entries = (await scanSkills(this.files)).map(({ dir, text }) => entryFromSkillMd(dir, text));
+    const scan = await scanLibrary(this.files);
+    const entries = scan.skills.map(({ dir, text }) => entryFromSkillMd(dir, text));
+    this.descriptions = scan.categoryDescriptions;
     this.byDir = new Map(entries.map((entry) => [entry.dir, entry]));
     this.generation += 1;
     await this.snapshot?.replaceAll(entries, this.generation);
+    await this.snapshot?.putCategoryDescriptions?.(scan.categoryDescriptions);
     this.changing.clear();
     this.emit({ kind: 'reset' });
   }
@@ -215,6 +261,41 @@ export class SkillCatalog {
     if (!keys) return;
     this.changing.delete(dir);
     await this.snapshot?.clearChanging?.(keys);
+  }
+
+  /**
+   * Category descriptions (`skills/<category>/DESCRIPTION.md`), kept in the snapshot beside the
+   * entries. When the snapshot has none (an older one) or they were forgotten after a write of a
+   * `DESCRIPTION.md`, they are read here once: one small file per category folder.
+   */
+  async categoryDescriptions(): Promise<Map<string, string>> {
+    if (this.descriptions) return this.descriptions;
+    const categories = new Set<string>();
+    for (const entry of this.byDir.values()) {
+      // Every folder between `skills/` and the skill can be a category with a description.
+      let category = entry.category;
+      while (category) {
+        categories.add(category);
+        const cut = category.lastIndexOf('/');
+        category = cut < 0 ? null : category.slice(0, cut);
+      }
+    }
+    const descriptions = new Map<string, string>();
+    await mapBounded([...categories], SCAN_PARALLELISM, async (category) => {
+      const text = await this.files.readText(`${SKILLS_ROOT}/${category}/${CATEGORY_DESCRIPTION_FILE}`);
+      const shown = text === null ? '' : categoryDescriptionOf(text);
+      if (shown) descriptions.set(category, shown);
+    });
+    this.descriptions = descriptions;
+    await this.snapshot?.putCategoryDescriptions?.(descriptions);
+    return descriptions;
+  }
+
+  /** A `DESCRIPTION.md` was written or removed: read the descriptions again when next needed. */
+  forgetCategoryDescriptions(): void {
+    this.descriptions = null;
+    this.generation += 1;
+    this.emit({ kind: 'reset' });
   }
 
   entries(): CatalogEntry[] {

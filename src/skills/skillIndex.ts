@@ -1,6 +1,7 @@
 import type { CatalogChange, CatalogEntry, SkillCatalog } from './skillCatalog';
 import { conditionsMet, isDisabled, matchesPlatform, type AvailableTools } from './skillFilters';
 import type { UsageLabel } from './usageStore';
+import { MAX_NAME_LENGTH, VALID_NAME_RE } from './constants';
 
 /**
  * The skill index in the system prompt (docs/skill-tools.md): one line per offered skill, grouped by
@@ -31,6 +32,19 @@ export interface IndexOptions {
   firstUserMessage?: string;
   /** The verification label of each line; `neutralLabel` when absent. */
   label?: SkillLabelFunction;
+  /** Category descriptions (from `DESCRIPTION.md`), shown on the category line. */
+  categoryDescriptions?: Map<string, string>;
+}
+
+/**
+ * The name a skill is listed under: its frontmatter `name` when that is a valid skill name,
+ * else its folder name (docs/skill-tools.md). The tools find a skill by either.
+ */
+export function indexNameOf(entry: CatalogEntry): string {
+  const name = entry.frontmatterName;
+  if (name === entry.name) return name;
+  const text = entryText(entry);
+  return (text.indexName ??= name.length <= MAX_NAME_LENGTH && VALID_NAME_RE.test(name) ? name : entry.name);
 }
 
 const HEADER = `## Skills
@@ -59,6 +73,8 @@ function words(text: string): string[] {
 /** What the index derives from one entry. Entries are replaced, never changed, on a write. */
 interface EntryText {
   cut?: string;
+  /** `indexNameOf`, when the frontmatter name differs from the folder name. */
+  indexName?: string;
   /** Lower-cased name, description, tags and category, for message words `wordMatcher` can't take. */
   haystack?: string;
   nameWords?: string[];
@@ -79,7 +95,7 @@ function entryText(entry: CatalogEntry): EntryText {
 }
 
 const haystackOf = (entry: CatalogEntry): string =>
-  `${entry.name} ${entry.description} ${entry.tags.join(' ')} ${entry.category ?? ''}`.toLowerCase();
+  `${indexNameOf(entry)} ${entry.description} ${entry.tags.join(' ')} ${entry.category ?? ''}`.toLowerCase();
 
 /**
  * One case-insensitive pattern for the message's words, plus any non-ASCII character: on ASCII
@@ -119,7 +135,7 @@ function mentionsAnyWord(entry: CatalogEntry, messageWords: Set<string>): boolea
     for (const word of messageWords) if (haystack.includes(word)) return true;
     return false;
   }
-  if (fieldMentions(entry.name, messageWords, matcher) || fieldMentions(entry.description, messageWords, matcher)) return true;
+  if (fieldMentions(indexNameOf(entry), messageWords, matcher) || fieldMentions(entry.description, messageWords, matcher)) return true;
   for (const tag of entry.tags) if (fieldMentions(tag, messageWords, matcher)) return true;
   return entry.category !== null && fieldMentions(entry.category, messageWords, matcher);
 }
@@ -136,7 +152,7 @@ export function relevance(entry: CatalogEntry, messageWords: Set<string>): numbe
   // skills share none, and splitting 10,000 skills into words is the slow part.
   if (messageWords.size === 0 || !mentionsAnyWord(entry, messageWords)) return 0;
   const text = entryText(entry);
-  text.nameWords ??= words(entry.name);
+  text.nameWords ??= words(indexNameOf(entry));
   text.otherWords ??= words(`${entry.description} ${entry.tags.join(' ')} ${entry.category ?? ''}`);
   let score = 0;
   for (const word of text.nameWords) if (messageWords.has(word)) score += 2;
@@ -144,112 +160,223 @@ export function relevance(entry: CatalogEntry, messageWords: Set<string>): numbe
   return score;
 }
 
-const byName = (a: CatalogEntry, b: CatalogEntry) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+/** Index-name order; ties (the same name in two categories) by directory. */
+const byIndexName = (a: CatalogEntry, b: CatalogEntry) => {
+  const x = indexNameOf(a);
+  const y = indexNameOf(b);
+  return x < y ? -1 : x > y ? 1 : a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0;
+};
 
 /** The offered skills: platform, disabled list, conditions, and no rejected or archived ones. */
 export function offeredSkills(entries: CatalogEntry[], labels: Map<string, SkillLabel>, options: IndexOptions): CatalogEntry[] {
-  return offeredFromSorted([...entries].sort(byName), labels, options);
+  return offeredFromSorted([...entries].sort(byIndexName), labels, options);
 }
 
 /** `offeredSkills` for entries already sorted by name (stably, from catalogue order). */
 function offeredFromSorted(sorted: CatalogEntry[], labels: Map<string, SkillLabel>, options: IndexOptions): CatalogEntry[] {
   const offered: CatalogEntry[] = [];
-  let lastName: string | null = null;
+  // The same name in two categories is listed in both; twice in one category, once.
+  const seen = new Set<string>();
   for (const entry of sorted) {
-    // Same name in two categories: the first one in order is offered.
-    if (entry.name === lastName) continue;
+    const key = `${entry.category ?? ''}\u0000${indexNameOf(entry)}`;
+    if (seen.has(key)) continue;
     const label = labels.get(entry.name);
     if (label?.state === 'archived' || suffixFor(label, options.label ?? neutralLabel) === null) continue;
     if (!matchesPlatform(entry.platforms, options.platform) || isDisabled(entry, options.disabled)) continue;
     if (!conditionsMet(entry, options.available)) continue;
     offered.push(entry);
-    lastName = entry.name;
+    seen.add(key);
   }
   return offered;
 }
 
 export function renderSkillIndex(entries: CatalogEntry[], labels: Map<string, SkillLabel>, options: IndexOptions): string {
-  return renderSortedIndex([...entries].sort(byName), labels, options);
+  return renderSortedIndex([...entries].sort(byIndexName), labels, options);
+}
+
+const OPEN = '<available_skills>';
+const CLOSE = '</available_skills>';
+const NAMES_PREFIX = '    [names only] ';
+const NAMES_NOTE = 'Skills under [names only] are listed without descriptions to save space; skill_view shows them.';
+const omittedLine = (count: number) => `…and ${count} more skills: use skills_list`;
+
+/** How one render lays out: which skills get a full line, which are names only, which are left out. */
+interface Layout {
+  /** Per category (sorted): full-line skills, names-only skills, and whether its description shows. */
+  categories: { category: string; full: CatalogEntry[]; names: CatalogEntry[]; described: boolean }[];
+  omitted: number;
+  namesOnly: boolean;
 }
 
 /**
- * `renderSkillIndex` for entries already sorted by name, as SkillIndex keeps them. Every step
- * is linear in the number of skills, and per-entry text is derived once per entry.
+ * `renderSkillIndex` for entries already sorted by index name, as SkillIndex keeps them. The
+ * budget is a hard cap (docs/skill-tools.md): every line is charged before it is placed, the
+ * closing lines are charged up front, so the text never exceeds `tokenBudget × 4` characters.
  */
 function renderSortedIndex(sorted: CatalogEntry[], labels: Map<string, SkillLabel>, options: IndexOptions): string {
   const offered = offeredFromSorted(sorted, labels, options);
   if (offered.length === 0) return '';
-  const budgetChars = options.tokenBudget * CHARS_PER_TOKEN;
+  const budgetChars = Math.max(0, Math.floor(options.tokenBudget * CHARS_PER_TOKEN));
   const labelText = options.label ?? neutralLabel;
+  const descriptions = options.categoryDescriptions ?? new Map<string, string>();
   // Offered skills all have a suffix (a withheld one is not offered).
   const suffixOf = (entry: CatalogEntry) => suffixFor(labels.get(entry.name), labelText) ?? '';
-  const lineOf = (entry: CatalogEntry) => `    - ${entry.name}: ${shownDescription(entry)}${suffixOf(entry)}`;
-  // The length of lineOf(entry) without building the string.
-  const lineLength = (entry: CatalogEntry) => 8 + entry.name.length + shownDescription(entry).length + suffixOf(entry).length;
-  const categoryOf = (entry: CatalogEntry) => entry.category ?? 'general';
-
-  // Which skills get a full line: all of them (null) if they fit. Otherwise the most relevant
-  // to the first message get full lines within half the budget, and the rest are listed by name.
-  let full: Set<CatalogEntry> | null = null;
-  let fullSize = HEADER.length + 64;
-  for (const entry of offered) {
-    fullSize += lineLength(entry) + 1;
-    if (fullSize > budgetChars) break;
+  const lineOf = (entry: CatalogEntry) => `    - ${indexNameOf(entry)}: ${shownDescription(entry)}${suffixOf(entry)}`;
+  const layout = layOut(offered, budgetChars, options.firstUserMessage ?? '', {
+    lineLength: (entry) => 8 + indexNameOf(entry).length + shownDescription(entry).length + suffixOf(entry).length,
+    categoryLength: (category, described) => categoryLine(category, described ? descriptions.get(category) : undefined).length,
+  });
+  if (layout === null) {
+    const line = omittedLine(offered.length);
+    return line.length <= budgetChars ? line : '';
   }
-  if (fullSize > budgetChars) {
-    let room = budgetChars / 2 - HEADER.length;
-    full = new Set();
-    for (const entry of byRelevance(offered, options.firstUserMessage ?? '')) {
-      const cost = lineLength(entry) + 1;
-      if (cost > room) break;
-      full.add(entry);
-      room -= cost;
-    }
+  const lines = [HEADER, '', OPEN];
+  for (const { category, full, names, described } of layout.categories) {
+    lines.push(categoryLine(category, described ? descriptions.get(category) : undefined));
+    for (const entry of full) lines.push(lineOf(entry));
+    if (names.length) lines.push(NAMES_PREFIX + names.map(indexNameOf).join(', '));
   }
+  lines.push(CLOSE);
+  if (layout.omitted > 0) lines.push(omittedLine(layout.omitted));
+  if (layout.namesOnly) lines.push(NAMES_NOTE);
+  return lines.join('\n');
+}
 
+function categoryLine(category: string, description: string | undefined): string {
+  return description ? `  ${category}: ${cutDescription(description)}` : `  ${category}:`;
+}
+
+const categoryOf = (entry: CatalogEntry) => entry.category ?? 'general';
+
+/** Offered skills grouped by category, categories sorted, skills kept in index-name order. */
+function groupByCategory(offered: CatalogEntry[]): Map<string, CatalogEntry[]> {
   const byCategory = new Map<string, CatalogEntry[]>();
   for (const entry of offered) {
-    const category = categoryOf(entry);
-    const list = byCategory.get(category);
+    const list = byCategory.get(categoryOf(entry));
     if (list) list.push(entry);
-    else byCategory.set(category, [entry]);
+    else byCategory.set(categoryOf(entry), [entry]);
   }
-  const lines = [HEADER, '', '<available_skills>'];
-  // Room for the closing lines is set aside up front, so the whole text stays in budget.
-  let used = HEADER.length + 40 + 220;
+  return new Map([...byCategory.keys()].sort().map((category) => [category, byCategory.get(category)!]));
+}
+
+interface Lengths {
+  lineLength(entry: CatalogEntry): number;
+  categoryLength(category: string, described: boolean): number;
+}
+
+/**
+ * Decides the layout within `budgetChars`, or null when not even the frame fits. Everything
+ * fits: every skill gets a full line and every category its description. Otherwise the skills
+ * most relevant to the first message get full lines and the rest are listed by name.
+ */
+function layOut(offered: CatalogEntry[], budgetChars: number, message: string, lengths: Lengths): Layout | null {
+  const byCategory = groupByCategory(offered);
+  // The frame: header, blank line, open and close tags, newlines; closing lines charged up front.
+  const frame = HEADER.length + 1 + 1 + OPEN.length + 1 + CLOSE.length;
+  // Stops at the first line past the budget: most of 10,000 descriptions are never cut.
+  let total = frame;
+  for (const [category, skills] of byCategory) {
+    total += 1 + lengths.categoryLength(category, true);
+    for (const entry of skills) {
+      total += 1 + lengths.lineLength(entry);
+      if (total > budgetChars) break;
+    }
+    if (total > budgetChars) break;
+  }
+  if (total <= budgetChars) {
+    const categories = [...byCategory].map(([category, full]) => ({ category, full, names: [], described: true }));
+    return { categories, omitted: 0, namesOnly: false };
+  }
+  const reserved = frame + 1 + omittedLine(offered.length).length + 1 + NAMES_NOTE.length;
+  if (reserved > budgetChars) return null;
+  return layOutAllNamed(byCategory, offered, reserved, budgetChars, message, lengths) ?? layOutRanked(byCategory, offered, reserved, budgetChars, message, lengths);
+}
+
+/**
+ * When every skill's name fits: list them all, then give full lines to the most relevant ones
+ * with the room left, so a mid-sized library uses its budget instead of half of it.
+ */
+function layOutAllNamed(
+  byCategory: Map<string, CatalogEntry[]>,
+  offered: CatalogEntry[],
+  reserved: number,
+  budgetChars: number,
+  message: string,
+  lengths: Lengths,
+): Layout | null {
+  let used = reserved;
+  for (const [category, skills] of byCategory) {
+    used += 1 + lengths.categoryLength(category, false) + 1 + NAMES_PREFIX.length;
+    for (const entry of skills) used += indexNameOf(entry).length + 2;
+  }
+  if (used > budgetChars) return null;
+  const full = new Set<CatalogEntry>();
+  const described = new Set<string>();
+  for (const entry of byRelevance(offered, message)) {
+    const category = categoryOf(entry);
+    const describing = described.has(category) ? 0 : lengths.categoryLength(category, true) - lengths.categoryLength(category, false);
+    // A full line instead of the name in the names line (charged above with its separator).
+    const cost = 1 + lengths.lineLength(entry) - (indexNameOf(entry).length + 2) + describing;
+    if (used + cost > budgetChars) break;
+    used += cost;
+    full.add(entry);
+    described.add(category);
+  }
+  const categories = [...byCategory].map(([category, skills]) => ({
+    category,
+    full: skills.filter((entry) => full.has(entry)),
+    names: skills.filter((entry) => !full.has(entry)),
+    described: described.has(category),
+  }));
+  return { categories, omitted: 0, namesOnly: full.size < offered.length };
+}
+
+/**
+ * A large library: the most relevant skills get full lines within half the budget (their
+ * categories' lines charged with them), and the rest of the budget lists the others by name,
+ * category by category; whatever does not fit is counted in the closing "…and N more" line.
+ */
+function layOutRanked(
+  byCategory: Map<string, CatalogEntry[]>,
+  offered: CatalogEntry[],
+  reserved: number,
+  budgetChars: number,
+  message: string,
+  lengths: Lengths,
+): Layout {
+  let used = reserved;
+  const charged = new Set<string>();
+  const full = new Set<CatalogEntry>();
+  const fullRoom = Math.max(reserved, budgetChars / 2);
+  for (const entry of byRelevance(offered, message)) {
+    const category = categoryOf(entry);
+    const cost = 1 + lengths.lineLength(entry) + (charged.has(category) ? 0 : 1 + lengths.categoryLength(category, true));
+    if (used + cost > fullRoom) break;
+    used += cost;
+    full.add(entry);
+    charged.add(category);
+  }
+  const categories: Layout['categories'] = [];
   let omitted = 0;
-  for (const category of [...byCategory.keys()].sort()) {
-    const skills = byCategory.get(category)!;
-    const shown: CatalogEntry[] = [];
-    const namesOnly: CatalogEntry[] = [];
-    for (const entry of skills) (full === null || full.has(entry) ? shown : namesOnly).push(entry);
-    lines.push(`  ${category}:`);
-    used += category.length + 4;
-    for (const entry of shown) {
-      const line = lineOf(entry);
-      lines.push(line);
-      used += line.length + 1;
-    }
-    if (namesOnly.length) {
-      const fitting: string[] = [];
-      for (const entry of namesOnly) {
-        if (used + entry.name.length + 2 > budgetChars) {
-          omitted += 1;
-          continue;
-        }
-        fitting.push(entry.name);
-        used += entry.name.length + 2;
+  for (const [category, skills] of byCategory) {
+    const shown = skills.filter((entry) => full.has(entry));
+    const names: CatalogEntry[] = [];
+    // A category with no full line pays for its (undescribed) line and the names prefix first.
+    let pending = (charged.has(category) ? 0 : 1 + lengths.categoryLength(category, false)) + 1 + NAMES_PREFIX.length;
+    for (const entry of skills) {
+      if (full.has(entry)) continue;
+      const cost = indexNameOf(entry).length + (names.length ? 2 : 0) + (names.length ? 0 : pending);
+      if (used + cost > budgetChars) {
+        omitted += 1;
+        continue;
       }
-      if (fitting.length) {
-        lines.push(`    [names only] ${fitting.join(', ')}`);
-        used += 18;
-      }
+      used += cost;
+      pending = 0;
+      names.push(entry);
     }
+    if (shown.length || names.length) categories.push({ category, full: shown, names, described: charged.has(category) });
   }
-  lines.push('</available_skills>');
-  if (omitted > 0) lines.push(`${omitted} more skills are not listed here; find them with skills_list.`);
-  if (full !== null && full.size < offered.length) lines.push('Skills under [names only] are listed without descriptions to save space; skill_view shows them.');
-  return lines.join('\n');
+  return { categories, omitted, namesOnly: true };
 }
 
 /**
@@ -325,8 +452,9 @@ export class SkillIndex {
     const hit = this.cache.get(key);
     if (hit !== undefined) return hit;
     this.labels ??= await this.loadLabels();
-    this.sorted ??= this.catalog.entries().sort(byName);
-    const text = renderSortedIndex(this.sorted, this.labels, { ...options, label: this.label });
+    this.sorted ??= this.catalog.entries().sort(byIndexName);
+    const categoryDescriptions = await this.catalog.categoryDescriptions();
+    const text = renderSortedIndex(this.sorted, this.labels, { ...options, label: this.label, categoryDescriptions });
     if (this.cache.size > 16) this.cache.clear();
     this.cache.set(key, text);
     return text;
@@ -342,40 +470,40 @@ export class SkillIndex {
     }
     const { entry, replaced } = change;
     if (replaced) {
-      // Same directory, so same name, and the catalogue keeps its place: replace in place.
       const at = indexOfEntry(sorted, replaced);
-      if (at < 0) this.sorted = null;
-      else if (change.kind === 'remove') sorted.splice(at, 1);
-      else sorted[at] = entry;
-    } else if (change.kind === 'upsert' && indexOfEntry(sorted, entry) < 0) {
+      if (at < 0) {
+        this.sorted = null;
+        return;
+      }
+      // Same directory; the same index name keeps its place, a renamed one moves.
+      if (change.kind === 'upsert' && indexNameOf(entry) === indexNameOf(replaced)) {
+        sorted[at] = entry;
+        return;
+      }
+      sorted.splice(at, 1);
+      if (change.kind === 'remove') return;
+    }
+    if (change.kind === 'upsert' && indexOfEntry(sorted, entry) < 0) {
       // (Already there when a render rebuilt the list while the catalogue was announcing it.)
-      // A new directory comes last in catalogue order, so after every entry of the same name.
-      sorted.splice(upperBound(sorted, entry.name), 0, entry);
+      sorted.splice(lowerBound(sorted, entry), 0, entry);
     }
   }
 }
 
-/** First position whose name sorts after `name`. */
-function upperBound(sorted: CatalogEntry[], name: string): number {
+/** First position whose entry does not sort before `entry`. */
+function lowerBound(sorted: CatalogEntry[], entry: CatalogEntry): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if (sorted[mid]!.name <= name) low = mid + 1;
+    if (byIndexName(sorted[mid]!, entry) < 0) low = mid + 1;
     else high = mid;
   }
   return low;
 }
 
-/** Position of this very entry object, or -1. */
+/** Position of this very entry object, or -1 (directories are unique, so the order is total). */
 function indexOfEntry(sorted: CatalogEntry[], entry: CatalogEntry): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (sorted[mid]!.name < entry.name) low = mid + 1;
-    else high = mid;
-  }
-  for (let i = low; i < sorted.length && sorted[i]!.name === entry.name; i++) if (sorted[i] === entry) return i;
-  return -1;
+  const at = lowerBound(sorted, entry);
+  return sorted[at] === entry ? at : -1;
 }

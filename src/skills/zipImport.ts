@@ -106,7 +106,11 @@ function directoryName(candidates: string[]): { name: string; cleaned: boolean }
   return { name: cleaned || 'imported-skill', cleaned: true };
 }
 
-/** Folders that directly hold a SKILL.md, outermost first; a SKILL.md inside a skill's own tree is one of its files. */
+/**
+ * Folders that directly hold a SKILL.md, outermost first. A skill nested in another skill's
+ * folder (`parent/child/SKILL.md`) is a skill of its own, as the catalogue finds it; a SKILL.md
+ * under a skill's support folders (`references/`, `templates/`…) is one of that skill's files.
+ */
 function findSkillFolders(paths: string[]): string[] {
   const folders = paths
     .filter((path) => path === 'SKILL.md' || path.endsWith('/SKILL.md'))
@@ -114,10 +118,21 @@ function findSkillFolders(paths: string[]): string[] {
     .sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
   const chosen: string[] = [];
   for (const folder of folders) {
-    const inside = chosen.some((outer) => outer === '' || folder.startsWith(`${outer}/`));
-    if (!inside) chosen.push(folder);
+    const outer = innermostAround(folder, chosen);
+    const inner = outer === null ? '' : folder.slice(outer === '' ? 0 : outer.length + 1);
+    if (outer === null || !inner.split('/').some((segment) => SUPPORT_FOLDERS.has(segment))) chosen.push(folder);
   }
   return chosen;
+}
+
+/** The deepest of `folders` that strictly contains `folder`, or null. */
+function innermostAround(folder: string, folders: string[]): string | null {
+  let found: string | null = null;
+  for (const outer of folders) {
+    if (outer === folder || !(outer === '' || folder.startsWith(`${outer}/`))) continue;
+    if (found === null || outer.length > found.length) found = outer;
+  }
+  return found;
 }
 
 const stringOr = (value: unknown): string | null => (typeof value === 'string' && value.trim() ? value : null);
@@ -161,7 +176,9 @@ function refusedSkillEntries(refused: RefusedEntry[], folders: string[]): Array<
   for (const entry of refused) {
     if (entry.path !== 'SKILL.md' && !entry.path.endsWith('/SKILL.md')) continue;
     const folder = entry.path.slice(0, Math.max(0, entry.path.length - 'SKILL.md'.length - 1));
-    const inside = folders.some((kept) => kept === '' || folder === kept || folder.startsWith(`${kept}/`));
+    const outer = innermostAround(folder, folders);
+    const inner = outer === null ? '' : folder.slice(outer === '' ? 0 : outer.length + 1);
+    const inside = folders.includes(folder) || (outer !== null && inner.split('/').some((segment) => SUPPORT_FOLDERS.has(segment)));
     if (!inside && !out.some((other) => other.folder === folder)) out.push({ ...entry, folder });
   }
   return out;
@@ -214,8 +231,10 @@ export function planImport(bytes: Uint8Array, options: PlanOptions = {}): Import
   const names = new Set<string>();
   folders.forEach((folder, index) => {
     const prefix = folder === '' ? '' : `${folder}/`;
+    // A nested skill's files are its own, not its parent's.
+    const nested = folders.filter((other) => other !== folder && (folder === '' || other.startsWith(prefix))).map((other) => `${other}/`);
     const files = read.files
-      .filter((file) => file.path.startsWith(prefix))
+      .filter((file) => file.path.startsWith(prefix) && !nested.some((inner) => file.path.startsWith(inner)))
       .map((file) => ({ ...file, path: file.path.slice(prefix.length) }));
     for (const file of files) claimed.add(prefix + file.path);
     const folderName = folder === '' ? baseName(archiveName) : folder.split('/').pop()!;
@@ -236,12 +255,6 @@ export function planImport(bytes: Uint8Array, options: PlanOptions = {}): Import
       return;
     }
     names.add(dir.name);
-    for (const file of files) {
-      const top = file.path.split('/')[0];
-      if (file.path.includes('/') && !SUPPORT_FOLDERS.has(top) && file.path.endsWith('SKILL.md')) {
-        warnings.push(`'${file.path}' looks like a nested skill; it is imported as a file of '${dir.name}'`);
-      }
-    }
     for (const refused of read.refused) {
       if (refused.path.startsWith(prefix)) warnings.push(`'${refused.path}' was not imported: ${refused.reason}`);
     }

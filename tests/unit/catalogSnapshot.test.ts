@@ -107,3 +107,27 @@ describe('change markers (a tab dying between the files and the snapshot)', () =
     expect(reloaded.entries()).toEqual([]);
   });
 });
+
+describe('category descriptions in the snapshot', () => {
+  it('a rescan stores them and a snapshot load serves them without reading files; an older snapshot reads them once', async () => {
+    const files = new MemoryFileStore();
+    const records = new MemoryRecordStore<unknown>();
+    await files.write('skills/ops/DESCRIPTION.md', '---\ndescription: Running services.\n---\n');
+    await files.write('skills/ops/deploy/SKILL.md', skillContent('deploy'));
+    expect(await new SkillCatalog(files, new RecordCatalogSnapshot(records)).load()).toBe('rescan');
+
+    let reads = 0;
+    const counting = Object.assign(Object.create(files), { readText: async (p: string) => (reads++, files.readText(p)) });
+    const second = new SkillCatalog(counting, new RecordCatalogSnapshot(records));
+    expect(await second.load()).toBe('snapshot');
+    expect([...(await second.categoryDescriptions())]).toEqual([['ops', 'Running services.']]);
+    expect(reads).toBe(0);
+
+    await records.delete('categories');
+    const third = new SkillCatalog(counting, new RecordCatalogSnapshot(records));
+    expect(await third.load()).toBe('snapshot');
+    expect((await third.categoryDescriptions()).get('ops')).toBe('Running services.');
+    expect(reads).toBe(1);
+    expect(await new RecordCatalogSnapshot(records).loadCategoryDescriptions()).toEqual(new Map([['ops', 'Running services.']]));
+  });
+});

@@ -367,3 +367,54 @@ describe('SkillIndex keeps its sorted entries across catalogue changes', () => {
     await check();
   });
 });
+
+describe('index names, nested skills and category descriptions (issue 10)', () => {
+  it('finds a skill by its frontmatter name and by its folder name; ambiguity lists candidates with categories', async () => {
+    const t = await library({
+      'skills/docs/pdf-folder/SKILL.md': skillContent('pdf-helper'),
+      'skills/a/deploy/SKILL.md': skillContent('deploy'),
+      'skills/b/ship/SKILL.md': skillContent('deploy'),
+    });
+    expect((await t.call('skill_view', { name: 'pdf-helper' })).skill_dir).toBe('skills/docs/pdf-folder');
+    expect((await t.call('skill_view', { name: 'pdf-folder' })).skill_dir).toBe('skills/docs/pdf-folder');
+    const ambiguous = await t.call('skill_view', { name: 'deploy' });
+    expect(ambiguous.success).toBe(false);
+    expect(ambiguous.candidates).toEqual([
+      { name: 'a/deploy', category: 'a' },
+      { name: 'b/ship', category: 'b' },
+    ]);
+    const listed = await t.call('skills_list', {});
+    expect((listed.skills as { name: string; category: string }[]).map((s) => `${s.category}/${s.name}`)).toEqual(['a/deploy', 'b/deploy', 'docs/pdf-helper']);
+  });
+
+  it('finds, lists and indexes nested skills; SKILL.md under references/ stays a file', async () => {
+    const t = await library({
+      'skills/tools/parent/SKILL.md': skillContent('parent'),
+      'skills/tools/parent/child/SKILL.md': skillContent('child'),
+      'skills/tools/parent/references/ref-skill/SKILL.md': skillContent('ref-skill'),
+      'skills/tools/parent/references/deep/other/SKILL.md': skillContent('other'),
+    });
+    expect(t.engine.catalog.entries().map((e) => e.dir).sort()).toEqual(['skills/tools/parent', 'skills/tools/parent/child']);
+    expect((await t.call('skill_view', { name: 'child' })).skill_dir).toBe('skills/tools/parent/child');
+    const text = renderSkillIndex(t.engine.catalog.entries(), new Map(), { platform: null, disabled: [], available: null, tokenBudget: 2500 });
+    expect(text).toContain('    - child: ');
+    expect(text).not.toContain('ref-skill');
+  });
+
+  it('shows a category description from DESCRIPTION.md after a rescan and after a snapshot load', async () => {
+    const t = await library({
+      'skills/devops/DESCRIPTION.md': '---\ndescription: Shipping and running services.\n---\n\n# DevOps\n',
+      'skills/devops/deploy/SKILL.md': skillContent('deploy'),
+      'skills/notes/DESCRIPTION.md': '# Notes\n\nWriting things down\nfor later.\n\nMore text.\n',
+      'skills/notes/journal/SKILL.md': skillContent('journal'),
+    });
+    const options = { platform: null, disabled: [], available: null, tokenBudget: 2500 };
+    const index = new SkillIndex(t.engine.catalog, async () => new Map());
+    const text = await index.render(options);
+    expect(text).toContain('\n  devops: Shipping and running services.\n');
+    expect(text).toContain('\n  notes: Writing things down for later.\n');
+    t.engine.catalog.forgetCategoryDescriptions();
+    expect((await t.engine.catalog.categoryDescriptions()).get('devops')).toBe('Shipping and running services.');
+    expect(await index.render(options)).toBe(text);
+  });
+});

@@ -279,3 +279,33 @@ describe('planImport: an archive that holds the same file three times', () => {
     expect(collapseRepeats([])).toEqual([]);
   });
 });
+
+describe('planImport: nested skills (issue 10)', () => {
+  it('imports a skill nested in another skill folder as a skill of its own; SKILL.md under references/ stays a file', () => {
+    const plan = planImport(
+      zip({
+        'parent/SKILL.md': skillContent('parent'),
+        'parent/notes.md': '# notes\n',
+        'parent/child/SKILL.md': skillContent('child'),
+        'parent/child/references/guide.md': '# guide\n',
+        'parent/references/example/SKILL.md': skillContent('example'),
+        'parent/references/deep/more/SKILL.md': skillContent('more'),
+      }),
+    );
+    expect(plan.error).toBeNull();
+    expect(plan.skills.map((s) => s.name).sort()).toEqual(['child', 'parent']);
+    const parent = plan.skills.find((s) => s.name === 'parent')!;
+    expect(parent.files.map((f) => f.path).sort()).toEqual(['SKILL.md', 'notes.md', 'references/deep/more/SKILL.md', 'references/example/SKILL.md']);
+    const child = plan.skills.find((s) => s.name === 'child')!;
+    expect(child.files.map((f) => f.path).sort()).toEqual(['SKILL.md', 'references/guide.md']);
+    expect(parent.warnings).toEqual([]);
+  });
+
+  it('installs the nested skill so the catalogue finds both', async () => {
+    const t = createTestEngine();
+    const plan = planImport(zip({ 'root/SKILL.md': skillContent('root-skill'), 'root/inner/SKILL.md': skillContent('inner-skill') }));
+    await applyImport(t.engine, plan, Object.fromEntries(plan.skills.map((s) => [s.id, { include: true }])));
+    await t.engine.catalog.rescan();
+    expect(t.engine.catalog.entries().map((e) => `${e.name}=${e.frontmatterName}`).sort()).toEqual(['inner=inner-skill', 'root=root-skill']);
+  });
+});

@@ -74,6 +74,7 @@ export class SkillViewTool {
         `Ambiguous skill name '${name}': ${candidates.length} skills match. Refusing to guess which one you mean.`,
         {
           matches: candidates.map((c) => `${c.dir.slice(SKILLS_ROOT.length + 1)}/SKILL.md`),
+          candidates: candidates.map((c) => ({ name: c.dir.slice(SKILLS_ROOT.length + 1), category: c.category })),
           hint: "Pass the full relative path, e.g. skill_view(name='<category>/<name>').",
         },
       );

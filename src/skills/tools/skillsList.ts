@@ -1,6 +1,7 @@
 import { ok, type ToolOutcome } from '../../tools/toolResult';
 import { MAX_DESCRIPTION_LENGTH } from '../constants';
 import { isDisabled, matchesPlatform, sortForListing } from '../skillFilters';
+import { indexNameOf } from '../skillIndex';
 import type { SkillEngine } from '../skillEngine';
 
 /** `skills_list(category?)`: every active skill with name, description and category; no counters. */
@@ -12,8 +13,10 @@ export class SkillsListTool {
     const seen = new Set<string>();
     const visible = sortForListing(this.engine.catalog.entries()).filter((entry) => {
       if (!matchesPlatform(entry.platforms, settings.platform) || isDisabled(entry, settings.disabled)) return false;
-      if (seen.has(entry.frontmatterName)) return false; // first wins, as in Hermes
-      seen.add(entry.frontmatterName);
+      // The same name in two categories is listed in both; twice in one category, once.
+      const key = `${entry.category ?? ''}\u0000${indexNameOf(entry)}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
       return true;
     });
     if (visible.length === 0) {
@@ -24,7 +27,7 @@ export class SkillsListTool {
     const categories = [...new Set(visible.map((e) => e.category).filter((c): c is string => !!c))].sort();
     return ok({
       skills: listed.map((entry) => ({
-        name: entry.name,
+        name: indexNameOf(entry),
         description:
           entry.description.length > MAX_DESCRIPTION_LENGTH ? `${entry.description.slice(0, MAX_DESCRIPTION_LENGTH - 3)}...` : entry.description,
         category: entry.category,
