@@ -209,7 +209,6 @@ export class SessionStore {
   async updateMessage(id: string, patch: MessagePatch): Promise<ChatMessage> {
     const at = this.tick();
     const { id: _id, sessionId: _s, seq: _q, createdAt: _c, ...allowed } = patch as Record<string, unknown>;
-    void _id, _s, _q, _c; // identity and position never change
     const stored = await this.backend.updateMessage(id, (m) => ({ ...m, ...allowed, updatedAt: at }) as ChatMessage, at);
     this.emit({ kind: 'message-updated', message: stored });
     return stored;

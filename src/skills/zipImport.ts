@@ -3,7 +3,8 @@
  * scans everything and writes nothing: the plan is what the review dialog shows. `applyImport`
  * then writes each chosen skill as one journaled change with origin 'import'.
  */
-import { decodeSkillText, loadSkillLenient } from './frontmatter';
+import { decodeSkillText } from './frontmatter';
+import { loadSkillLenient } from './lenientSkill';
 import { scanSkill, shouldAllowInstall, type InstallVerdict, type ScanResult, type Verdict } from './scanner';
 import { MAX_NAME_LENGTH, MAX_SKILL_CONTENT_CHARS, VALID_NAME_RE } from './constants';
 import { captureFiles, type SkillFiles } from './ledger';

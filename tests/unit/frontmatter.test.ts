@@ -11,9 +11,9 @@
  * lines, so those rows assert the Knack equivalent.
  */
 import { describe, expect, it } from 'vitest';
+import { loadSkillLenient } from '../../src/skills/lenientSkill';
 import {
   decodeSkillText,
-  loadSkillLenient,
   locateFrontmatter,
   parseSkillFile,
   parseSkillFileLenient,

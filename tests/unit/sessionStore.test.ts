@@ -31,7 +31,7 @@ describe('SessionStore', () => {
     const { store, advance } = setup();
     const a = await store.create({ title: 'A' });
     advance(10);
-    const b = await store.create({ title: 'B' });
+    await store.create({ title: 'B' });
     advance(10);
     await store.append(a.id, { role: 'user', content: 'back to A' });
     expect((await store.list()).map((s) => s.title)).toEqual(['A', 'B']);
