@@ -41,16 +41,7 @@ void everyCodeListed;
  * ends in one of these, replaying the holdout cannot change the verdict (at most more failed
  * pairs would turn it into replay_failed), so the run stops and saves those requests.
  */
-const SETTLED_BEFORE_HOLDOUT: ReadonlySet<VerdictCode> = new Set<VerdictCode>([
-  'no_cases',
-  'invalid_cases',
-  'too_few_cases',
-  'budget',
-  'replay_failed',
-  'ceiling',
-  'no_dev_gain',
-  'dev_harm',
-]);
+const SETTLED_BEFORE_HOLDOUT: ReadonlySet<VerdictCode> = new Set<VerdictCode>(VERDICT_CODES.slice(0, VERDICT_CODES.indexOf('dev_harm') + 1));
 
 export const settledBeforeHoldout = (verdict: Verdict): boolean => SETTLED_BEFORE_HOLDOUT.has(verdict.code);
 

@@ -12,6 +12,7 @@
  * `get` only reads (the noise probe reads without counting a use); `touch` records a use.
  */
 import type { FinishReason, Usage } from '../providers/provider';
+import { MemoryRecordStore } from '../storage/memoryRecordStore';
 import type { RecordStore } from '../storage/recordStore';
 import { providerLocality } from './cacheKey';
 import type { ArmReplay } from './replayArm';
@@ -115,10 +116,11 @@ class UseOrder {
     const count = this.#keys.size - max;
     return count > 0 ? [...this.#keys.keys()].slice(0, count) : [];
   }
+}
 
-  clear(): void {
-    this.#keys.clear();
-  }
+/** Oldest use first; equal times in a fixed order so eviction is deterministic. */
+function byLeastRecentUse(a: ReplayCacheEntry, b: ReplayCacheEntry): number {
+  return a.lastUsedAt - b.lastUsedAt || (a.key < b.key ? -1 : 1);
 }
 
 /**
@@ -126,11 +128,6 @@ class UseOrder {
  * the store once (one `getAll`) and then kept in memory. Gate runs happen in the review
  * worker; should another context write at the same time, only the cap becomes approximate.
  */
-/** Oldest use first; equal times in a fixed order so eviction is deterministic. */
-function byLeastRecentUse(a: ReplayCacheEntry, b: ReplayCacheEntry): number {
-  return a.lastUsedAt - b.lastUsedAt || (a.key < b.key ? -1 : 1);
-}
-
 export class RecordStoreReplayCache implements ReplayCache {
   readonly #store: RecordStore<ReplayCacheEntry>;
   readonly #max: number;
@@ -200,55 +197,9 @@ export class RecordStoreReplayCache implements ReplayCache {
   }
 }
 
-/** The same rules in memory: for a run that must not persist anything, and for tests. */
-export class MemoryReplayCache implements ReplayCache {
-  readonly #entries = new Map<string, ReplayCacheEntry>();
-  readonly #order = new UseOrder();
-  readonly #max: number;
-  readonly #now: () => number;
-  readonly stats = newStats();
-
+/** The same cache in memory (unit tests): the record-store cache over an in-memory store. */
+export class MemoryReplayCache extends RecordStoreReplayCache {
   constructor(options: ReplayCacheOptions = {}) {
-    this.#max = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
-    this.#now = options.now ?? Date.now;
-  }
-
-  async get(key: string): Promise<ReplayCacheEntry | undefined> {
-    const entry = this.#entries.get(key);
-    if (entry && !isExpired(entry, this.#now())) {
-      this.stats.hits++;
-      return structuredClone(entry);
-    }
-    if (entry) this.stats.expired++;
-    this.stats.misses++;
-    return undefined;
-  }
-
-  async put(key: string, provider: string, replay: CacheableReplay): Promise<boolean> {
-    if (!isCacheable(replay)) {
-      this.stats.refused++;
-      return false;
-    }
-    this.#entries.set(key, entryOf(key, provider, replay, this.#now()));
-    this.#order.use(key);
-    this.stats.stored++;
-    for (const victim of this.#order.excess(this.#max)) {
-      this.#entries.delete(victim);
-      this.#order.drop(victim);
-      this.stats.evicted++;
-    }
-    return true;
-  }
-
-  async touch(key: string): Promise<void> {
-    const entry = this.#entries.get(key);
-    if (!entry) return;
-    entry.lastUsedAt = Math.max(this.#now(), entry.lastUsedAt);
-    this.#order.use(key);
-  }
-
-  async clear(): Promise<void> {
-    this.#entries.clear();
-    this.#order.clear();
+    super(new MemoryRecordStore<ReplayCacheEntry>(), options);
   }
 }

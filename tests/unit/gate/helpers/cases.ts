@@ -19,17 +19,8 @@ export function scorableCase(i: number, overrides: Partial<ScorableCase> = {}): 
 
 export const scorableCases = (n: number) => Array.from({ length: n }, (_, i) => scorableCase(i + 1));
 
-/** Small seeded PRNG (mulberry32): the same seed gives the same stream on every run. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The tests' one seeded PRNG (mulberry32): the same seed gives the same stream on every run. */
+export { prng as mulberry32 } from '../../../fixtures/seededRandom';
 
 export function shuffled<T>(items: T[], random: () => number): T[] {
   const copy = [...items];
