@@ -11,6 +11,7 @@ import { captureFiles, type SkillFiles } from './ledger';
 import { SKILLS_ROOT } from './skillCatalog';
 import { skillLockKey, type SkillEngine } from './skillEngine';
 import { VERIFICATION_SIDECAR_FILE } from './zipExport';
+import { throttledProgress, type LongTaskOptions } from '../storage/progress';
 import { DEFAULT_ZIP_LIMITS, isZip, readZip, type RefusedEntry, type ZipFile, type ZipLimits } from './zipArchive';
 
 /** What importing a skill needs from the user: nothing, a confirmation, or an explicit override. */
@@ -372,11 +373,26 @@ async function importOne(engine: SkillEngine, plan: ImportPlan, skill: ImportCan
 /**
  * Writes the chosen skills, each as one all-or-nothing change (supporting files first, SKILL.md
  * last), with an 'import' ledger entry and usage `source: 'import'` (verification 'staged').
- * The verdict rules are enforced here too, not only in the dialog.
+ * The verdict rules are enforced here too, not only in the dialog. Progress is reported per
+ * skill; a cancel takes effect between skills, so every skill is either wholly imported or
+ * untouched, and the skills not reached come back as skipped with reason "cancelled"
+ * (docs/architecture.md, "Long work").
  */
-export async function applyImport(engine: SkillEngine, plan: ImportPlan, choices: Record<string, ImportChoice>): Promise<ImportOutcome[]> {
+export async function applyImport(
+  engine: SkillEngine,
+  plan: ImportPlan,
+  choices: Record<string, ImportChoice>,
+  options: LongTaskOptions = {},
+): Promise<ImportOutcome[]> {
   const outcomes: ImportOutcome[] = [];
-  for (const skill of plan.skills) {
+  const report = throttledProgress(options.onProgress);
+  const total = plan.skills.length;
+  for (const [index, skill] of plan.skills.entries()) {
+    if (options.signal?.aborted) {
+      outcomes.push({ id: skill.id, status: 'skipped', name: skill.name, reason: CANCELLED_REASON });
+      continue;
+    }
+    report({ phase: 'Importing skills', done: index, total, item: skill.name });
     const refusal = choiceAllows(skill, choices[skill.id]);
     if (refusal) {
       outcomes.push({ id: skill.id, status: 'skipped', name: skill.name, reason: refusal });
@@ -384,5 +400,9 @@ export async function applyImport(engine: SkillEngine, plan: ImportPlan, choices
     }
     outcomes.push(await importOne(engine, plan, skill, choices[skill.id]));
   }
+  report({ phase: 'Importing skills', done: total, total });
   return outcomes;
 }
+
+/** The reason given for skills a cancelled import did not reach. */
+export const CANCELLED_REASON = 'cancelled before this skill was imported';

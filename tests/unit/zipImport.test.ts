@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { strToU8, zipSync, type Zippable } from 'fflate';
-import { applyImport, collapseRepeats, planImport, retrustPlan } from '../../src/skills/zipImport';
+import { applyImport, CANCELLED_REASON, collapseRepeats, planImport, retrustPlan } from '../../src/skills/zipImport';
 import { readZip } from '../../src/skills/zipArchive';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
 import { zipWithRepeats } from '../fixtures/repeatedZip';
@@ -307,5 +307,34 @@ describe('planImport: nested skills (issue 10)', () => {
     await applyImport(t.engine, plan, Object.fromEntries(plan.skills.map((s) => [s.id, { include: true }])));
     await t.engine.catalog.rescan();
     expect(t.engine.catalog.entries().map((e) => `${e.name}=${e.frontmatterName}`).sort()).toEqual(['inner=inner-skill', 'root=root-skill']);
+  });
+});
+
+describe('applyImport: progress and cancel', () => {
+  it('reports each skill and finishes at the total', async () => {
+    const { engine } = await createTestEngine();
+    const plan = planImport(zip({ 'alpha/SKILL.md': skillContent('alpha'), 'beta/SKILL.md': skillContent('beta') }));
+    const choices = Object.fromEntries(plan.skills.map((s) => [s.id, { include: true }]));
+    const seen: string[] = [];
+    await applyImport(engine, plan, choices, { onProgress: (p) => seen.push(`${p.done}/${p.total}`) });
+    expect(seen.at(-1)).toBe('2/2');
+    expect(seen[0]).toBe('0/2');
+  });
+
+  it('stops between skills on cancel: what was imported stays, the rest is skipped as cancelled', async () => {
+    const { engine } = await createTestEngine();
+    const plan = planImport(zip({ 'alpha/SKILL.md': skillContent('alpha'), 'beta/SKILL.md': skillContent('beta') }));
+    const choices = Object.fromEntries(plan.skills.map((s) => [s.id, { include: true }]));
+    const controller = new AbortController();
+    const outcomes = await applyImport(engine, plan, choices, {
+      signal: controller.signal,
+      onProgress: (p) => {
+        if (p.done === 0) controller.abort(); // during the first skill: it completes, the second is not started
+      },
+    });
+    expect(outcomes.map((o) => o.status)).toEqual(['imported', 'skipped']);
+    expect(outcomes[1]).toMatchObject({ reason: CANCELLED_REASON });
+    expect(engine.catalog.findByName(outcomes[0].name)).toHaveLength(1);
+    expect(engine.catalog.findByName(outcomes[1].name)).toHaveLength(0);
   });
 });
