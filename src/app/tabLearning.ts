@@ -10,6 +10,7 @@ import { EVALS_FILE } from '../gate/gateJob';
 import type { GateSettings } from '../gate/gateSettings';
 import type { ProviderSettings } from '../providers/createProvider';
 import { LearningLoop, type IdleClock } from '../review/learningLoop';
+import { gateRunLockKey, tryHoldLock } from '../storage/webLocks';
 import type { AppServices } from './appServices';
 import { gateProvider, learningIntervals, reviewProvider } from './settings';
 
@@ -62,5 +63,6 @@ export function createTabLearningLoop(app: AppServices, options: { idle: IdleClo
     gateProvider: () => gate.provider(),
     subscribeChanges: (listener) => app.changes.subscribe(listener),
     countCases: (skill) => countCases(app, skill),
+    claimAutomaticRun: (skill) => tryHoldLock(gateRunLockKey(skill)),
   });
 }

@@ -71,6 +71,12 @@ export interface GateRunsDeps {
   timers?: Timers;
   now(): number;
   onUpdate?(): void;
+  /**
+   * Claims the skill's automatic run across tabs: resolves with the release function, or null
+   * when another tab of the profile holds the claim (its run covers the same write, so this tab
+   * drops its own). Without it every run starts at once (one tab, tests).
+   */
+  claimAutomaticRun?(skill: string): Promise<(() => void) | null>;
 }
 
 interface Run {
@@ -289,7 +295,27 @@ export class GateRuns {
       return;
     }
     this.#dropPending(skill);
-    this.#start(skill, entry.trigger, { budget: { maxRequests: settings.dailyCap - used } });
+    const options = { budget: { maxRequests: settings.dailyCap - used } };
+    if (!this.deps.claimAutomaticRun) {
+      this.#start(skill, entry.trigger, options);
+      return;
+    }
+    void this.#claimThenStart(skill, entry.trigger, options);
+  }
+
+  /** Starts an automatic run only if no other tab runs the same skill now (docs/gate.md, "Triggers"). */
+  async #claimThenStart(skill: string, trigger: GateTrigger, options: Pick<GateJob, 'budget'>): Promise<void> {
+    let release: (() => void) | null;
+    try {
+      release = await this.deps.claimAutomaticRun!(skill);
+    } catch (error) {
+      console.warn('[knack] the cross-tab gate claim failed; running in this tab', error);
+      release = () => undefined;
+    }
+    if (!release) return;
+    // A Verify in this tab may have started while the claim was asked for: it covers the write.
+    if (this.#runs.has(skill)) return release();
+    void this.#start(skill, trigger, options).done.finally(release);
   }
 
   async #askPermission(host: string, skill: string): Promise<void> {

@@ -123,6 +123,8 @@ export interface LearningLoopDeps {
   countCases?(skill: string): Promise<number | null>;
   /** Timers for the gate's debounce and idle checks (tests pass fake ones). */
   timers?: Timers;
+  /** The cross-tab claim on a skill's automatic gate run (see gateRuns.ts). */
+  claimAutomaticRun?(skill: string): Promise<(() => void) | null>;
 }
 
 /** Whether a review has anything to talk to (a server, or a chosen in-browser model). */
@@ -179,6 +181,7 @@ export class LearningLoop {
       idleMs: () => this.idleMs(),
       subscribeChanges: deps.subscribeChanges,
       countCases: deps.countCases,
+      claimAutomaticRun: deps.claimAutomaticRun,
       timers: deps.timers,
       now: () => this.#now(),
       onUpdate: deps.onUpdate,

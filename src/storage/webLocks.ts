@@ -11,6 +11,29 @@ export function skillLockKey(name: string): string {
   return `skill:${name}`;
 }
 
+/** Lock key held by the tab that runs a skill's automatic gate run (docs/gate.md, "Triggers"). */
+export function gateRunLockKey(name: string): string {
+  return `gate-run:${name}`;
+}
+
+/**
+ * Takes the exclusive lock `key` only if nobody holds it. Resolves with the function that
+ * releases it, or null when a tab or worker of the origin holds it now; never waits.
+ */
+export function tryHoldLock(key: string, locks: Pick<globalThis.LockManager, 'request'> = navigator.locks): Promise<(() => void) | null> {
+  return new Promise((resolve, reject) => {
+    let release!: () => void;
+    const released = new Promise<void>((done) => (release = done));
+    locks
+      .request(key, { mode: 'exclusive', ifAvailable: true }, async (lock) => {
+        if (!lock) return resolve(null);
+        resolve(release);
+        await released;
+      })
+      .catch(reject);
+  });
+}
+
 /** Lock key of memories/MEMORY.md and memories/USER.md. */
 export const MEMORY_LOCK_KEY = 'memory';
 

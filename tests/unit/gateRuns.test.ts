@@ -8,6 +8,7 @@ import { AUTO_RUN_DEBOUNCE_MS, AUTO_RUN_IDLE_MS, DEFAULT_GATE_SETTINGS, type Gat
 import type { GateProgress, VerdictRecord } from '../../src/gate/types';
 import type { ProviderSettings } from '../../src/providers/createProvider';
 import type { StorageChange } from '../../src/storage/changes';
+import { gateRunLockKey, tryHoldLock } from '../../src/storage/webLocks';
 
 const SEC = 1000;
 const LOCAL: ProviderSettings = { kind: 'openai-compatible', baseUrl: 'http://localhost:8080/v1', apiKey: '', model: 'm' } as ProviderSettings;
@@ -53,7 +54,15 @@ async function until(condition: () => boolean): Promise<void> {
   expect(condition()).toBe(true);
 }
 
-function gateWith(options: { settings?: Partial<GateSettings>; provider?: ProviderSettings; cases?: number | null; backend?: ReturnType<typeof scriptedBackend> } = {}) {
+function gateWith(
+  options: {
+    settings?: Partial<GateSettings>;
+    provider?: ProviderSettings;
+    cases?: number | null;
+    backend?: ReturnType<typeof scriptedBackend>;
+    claim?: GateRunsDeps['claimAutomaticRun'];
+  } = {},
+) {
   const scripted = options.backend ?? scriptedBackend();
   const written: GateActivity[] = [];
   const listeners = new Set<(change: StorageChange) => void>();
@@ -78,6 +87,7 @@ function gateWith(options: { settings?: Partial<GateSettings>; provider?: Provid
     },
     countCases: async () => (options.cases === undefined ? 6 : options.cases),
     now: () => Date.now(),
+    claimAutomaticRun: options.claim,
   };
   const runs = new GateRuns(deps);
   return {
@@ -374,5 +384,57 @@ describe('LearningLoop gate runs', () => {
     expect(stored.map((record) => `${record.kind}:${record.status}`)).toEqual(['gate:running', 'gate:done']);
     expect(loop.isVerifying('a')).toBe(false);
     loop.dispose();
+  });
+});
+
+/** The Web Locks semantics tryHoldLock relies on (exclusive, ifAvailable), shared by "tabs". */
+function sharedLocks() {
+  const held = new Set<string>();
+  return {
+    held,
+    async request(name: string, options: { ifAvailable?: boolean }, callback: (lock: { name: string } | null) => Promise<unknown>) {
+      if (held.has(name)) {
+        expect(options.ifAvailable).toBe(true);
+        return callback(null);
+      }
+      held.add(name);
+      try {
+        return await callback({ name });
+      } finally {
+        held.delete(name);
+      }
+    },
+  } as unknown as LockManager & { held: Set<string> };
+}
+
+describe('GateRuns: two tabs, one automatic run', () => {
+  it('tryHoldLock takes a free lock, reports a held one as null, and frees it on release', async () => {
+    const locks = sharedLocks();
+    const release = await tryHoldLock('k', locks);
+    expect(release).toBeTypeOf('function');
+    expect(await tryHoldLock('k', locks)).toBeNull();
+    release!();
+    await until(() => !locks.held.has('k'));
+    expect(await tryHoldLock('k', locks)).toBeTypeOf('function');
+  });
+
+  it('the tab that claims first runs; the other drops its run of the same write; the next write runs again', async () => {
+    const locks = sharedLocks();
+    const claim = (skill: string) => tryHoldLock(gateRunLockKey(skill), locks);
+    const tabA = gateWith({ claim });
+    const tabB = gateWith({ claim });
+    tabA.change('a', 'patch');
+    tabB.change('a', 'patch');
+    await vi.advanceTimersByTimeAsync(AUTO_RUN_DEBOUNCE_MS);
+    await until(() => tabA.jobs.length + tabB.jobs.length === 1 && !tabB.runs.isPending('a'));
+    expect(tabA.jobs).toHaveLength(1);
+    expect(tabB.jobs).toHaveLength(0);
+    expect(tabB.written).toEqual([]);
+    expect(locks.held.has(gateRunLockKey('a'))).toBe(true);
+    tabA.answer(tabA.jobs[0], doneOutcome());
+    await until(() => !locks.held.has(gateRunLockKey('a')));
+    tabB.change('a', 'edit');
+    await vi.advanceTimersByTimeAsync(AUTO_RUN_DEBOUNCE_MS);
+    await until(() => tabB.jobs.length === 1);
   });
 });
