@@ -202,6 +202,11 @@ export class LearningLoop {
     return this.#gate.isVerifying(skill);
   }
 
+  /** Whether an automatic gate run of the skill is waiting (debounce, idle time or permission). */
+  isGatePending(skill: string): boolean {
+    return this.#gate.isPending(skill);
+  }
+
   /** Skills with a gate run in flight. */
   verifying(): string[] {
     return this.#gate.verifying();

@@ -149,10 +149,13 @@ class LearningState {
   }
 
   /**
-   * Starts the curator schedule for this tab: the input listeners, a check shortly after
-   * start and every few minutes. Returns the function that stops it.
+   * Starts this tab's learning loop and its curator schedule: the input listeners, a check
+   * shortly after start and every few minutes. Returns the function that stops it.
    */
   startCurator(): () => void {
+    // The loop subscribes to skill changes when it is made: made now, a write in the first
+    // seconds (an import, a chat's skill_manage) still queues its gate run (docs/gate.md, "Triggers").
+    this.#ready().catch((error: unknown) => console.warn('[knack] the learning loop could not start', error));
     const onInput = () => this.noteUserInput();
     const options = { capture: true, passive: true } as const;
     addEventListener('keydown', onInput, options);
@@ -166,6 +169,11 @@ class LearningState {
       clearTimeout(first);
       clearInterval(every);
     };
+  }
+
+  /** Whether an automatic gate run of the skill is queued in this tab (false before the loop exists). */
+  isGatePending(skill: string): boolean {
+    return this.#loop?.isGatePending(skill) ?? false;
   }
 
   /** One schedule check; returns the recorded run, or null (see LearningLoop.checkCurator). */
