@@ -35,3 +35,41 @@ test('the count for the provider host includes the review worker’s requests, e
   const workerCount = await page.evaluate(() => globalThis.knackUi!.network.countOf('review-worker'));
   expect(workerCount).toBeGreaterThanOrEqual(fromReview.length);
 });
+
+test.describe('with the service worker', () => {
+  test.use({ serviceWorkers: 'allow' });
+
+  test('the first install’s precache downloads are counted, and a page request the worker passes on is counted once', async ({ page, context }) => {
+    const fromWorker: string[] = [];
+    context.on('request', (request) => {
+      if (request.serviceWorker()) fromWorker.push(request.url());
+    });
+    const swCount = () => page.evaluate(() => globalThis.knackUi!.network.countOf('service-worker'));
+    await page.goto('/');
+    await page.waitForFunction(() => globalThis.knackUi !== undefined);
+    // Active means installed: every precache download has finished.
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+    });
+    // Every request the worker made, except its own script, which the browser fetches to start it.
+    const own = () => fromWorker.filter((url) => new URL(url).pathname !== '/sw.js').length;
+    expect(own()).toBeGreaterThan(10);
+    await expect.poll(async () => (await swCount()) - own()).toBe(0);
+
+    // Controlled now: a precached file missing from the cache is fetched by the worker for the page.
+    await page.reload();
+    await page.waitForFunction(() => globalThis.knackUi !== undefined && navigator.serviceWorker.controller !== null);
+    const before = await page.evaluate(() => globalThis.knackUi!.network.countOf('page'));
+    const passedOn = fromWorker.length;
+    await page.evaluate(async () => {
+      for (const name of await caches.keys()) {
+        const cache = await caches.open(name);
+        for (const request of await cache.keys()) if (new URL(request.url).pathname === '/icons/icon.svg') await cache.delete(request);
+      }
+      await (await fetch('/icons/icon.svg')).text();
+    });
+    await expect.poll(() => fromWorker.slice(passedOn).some((url) => new URL(url).pathname === '/icons/icon.svg')).toBe(true);
+    await expect.poll(() => page.evaluate(() => globalThis.knackUi!.network.countOf('page'))).toBe(before + 1);
+    expect(await swCount()).toBe(0);
+  });
+});
