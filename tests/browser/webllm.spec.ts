@@ -115,7 +115,7 @@ test.describe('with the SwiftShader adapter (--enable-unsafe-webgpu)', () => {
   });
 
   test('Download with the model hosts unreachable ends in a clear error, not a hang', async ({ page, context }) => {
-    await blockModelHosts(context, 'abort');
+    const blocked = await blockModelHosts(context, 'abort');
     await openInBrowserSettings(page);
     await expect(page.getByRole('combobox', { name: 'Model' })).toHaveValue('Qwen3-1.7B-q4f32_1-MLC', { timeout: 30_000 });
     await page.getByRole('button', { name: 'Download' }).click();
@@ -123,6 +123,12 @@ test.describe('with the SwiftShader adapter (--enable-unsafe-webgpu)', () => {
     await expect(alert).toContainText('Downloading Qwen3-1.7B-q4f32_1-MLC failed.', { timeout: 30_000 });
     await expect(alert).toContainText('huggingface.co');
     await expect(page.getByRole('button', { name: 'Download' })).toBeEnabled();
+    // The llm worker's attempts count in the Privacy panel, each once (docs/security.md).
+    const byHost = (host: string) => blocked.filter((url) => new URL(url).host === host).length;
+    expect(byHost('huggingface.co')).toBeGreaterThan(0);
+    const table = page.getByRole('table', { name: 'Network requests this session by host' });
+    await expect(table.locator('tr[data-host="huggingface.co"] td').nth(1)).toHaveText(String(byHost('huggingface.co')));
+    expect(await page.evaluate(() => globalThis.knackUi!.network.countOf('llm-worker'))).toBeGreaterThanOrEqual(byHost('huggingface.co'));
   });
 
   test('offline, an uncached model says it must be downloaded first', async ({ page, context }) => {

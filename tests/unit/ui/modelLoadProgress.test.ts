@@ -1,9 +1,9 @@
 /**
- * parseWebLlmProgress on the sentences web-llm 0.2.86 reports while loading (copied from what
+ * parseWebLlmProgress (src/ui/state/modelLoadProgress.ts) on the sentences web-llm 0.2.86 reports while loading (copied from what
  * its loader builds), and on ones it does not know.
  */
 import { describe, expect, it } from 'vitest';
-import { parseWebLlmProgress } from '../../../src/providers/webllm/loadProgress';
+import { parseWebLlmProgress } from '../../../src/ui/state/modelLoadProgress';
 
 describe('parseWebLlmProgress', () => {
   it('reads the shard counts and megabytes of a download', () => {

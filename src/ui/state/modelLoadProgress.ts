@@ -4,7 +4,8 @@
  * ("Fetching param cache[3/20]: 120MB fetched. 15% completed, …"). This reads the shard or
  * shader counts and the megabytes out of it, so the shared progress bar shows "3 of 20 shards"
  * and "120 MB". A sentence it does not know keeps its text as the phase and the fraction as a
- * percentage. Pure; no DOM.
+ * percentage. Pure (no DOM, no Svelte). It sits with the UI state, not in providers/webllm:
+ * providers import nothing of ours (docs/architecture.md, "The layers"), and Progress is storage's.
  */
 import type { Progress } from '../../storage/progress';
 
