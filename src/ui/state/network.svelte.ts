@@ -24,25 +24,26 @@ export interface HostCount {
 }
 
 class NetworkRequests {
-  #counts = $state.raw<ReadonlyMap<string, number>>(new Map());
-  #byContext = $state.raw<ReadonlyMap<RequestContext, number>>(new Map());
+  // Replaced whole on every request (raw state): plain records, copied with one more count.
+  #counts = $state.raw<Readonly<Record<string, number>>>({});
+  #byContext = $state.raw<Readonly<Partial<Record<RequestContext, number>>>>({});
   #tally = new RequestTally(location.href, (url) => this.#add(url, 'page'));
   #started = false;
 
   /** Hosts, busiest first. */
   get byHost(): HostCount[] {
-    return [...this.#counts].map(([host, count]) => ({ host, count })).sort((a, b) => b.count - a.count || a.host.localeCompare(b.host));
+    return Object.entries(this.#counts).map(([host, count]) => ({ host, count })).sort((a, b) => b.count - a.count || a.host.localeCompare(b.host));
   }
 
   get total(): number {
     let total = 0;
-    for (const count of this.#counts.values()) total += count;
+    for (const count of Object.values(this.#counts)) total += count;
     return total;
   }
 
   /** How many of the requests each context made (the page, the workers, the service worker). */
   countOf(context: RequestContext): number {
-    return this.#byContext.get(context) ?? 0;
+    return this.#byContext[context] ?? 0;
   }
 
   /** Begins observing and listening to the workers; call once at start-up. Earlier page requests come from the buffer. */
@@ -72,12 +73,8 @@ class NetworkRequests {
   #add(url: string, context: RequestContext): void {
     const host = hostOf(url, location.href);
     if (!host) return;
-    const next = new Map(this.#counts);
-    next.set(host, (next.get(host) ?? 0) + 1);
-    this.#counts = next;
-    const contexts = new Map(this.#byContext);
-    contexts.set(context, (contexts.get(context) ?? 0) + 1);
-    this.#byContext = contexts;
+    this.#counts = { ...this.#counts, [host]: (this.#counts[host] ?? 0) + 1 };
+    this.#byContext = { ...this.#byContext, [context]: (this.#byContext[context] ?? 0) + 1 };
   }
 }
 
