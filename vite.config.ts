@@ -31,6 +31,8 @@ export default defineConfig({
         // The web-llm chunk is ~6 MB; the default 2 MiB limit would fail the build.
         maximumFileSizeToCacheInBytes: 16 * 1024 * 1024,
         navigateFallback: 'index.html',
+        // Counts the service worker's own requests for the Privacy panel (public/network-sw.js).
+        importScripts: ['network-sw.js'],
       },
     }),
   ],

@@ -7,6 +7,10 @@
  * stay off the UI thread.
  */
 import { WebWorkerMLCEngineHandler } from '@mlc-ai/web-llm';
+import { countWorkerRequests, type CountableScope } from '../src/providers/requestCounter';
+
+// Model downloads (config, model library, weight shards) show in the Privacy panel (docs/security.md).
+countWorkerRequests(self as unknown as CountableScope, 'llm-worker');
 
 const handler = new WebWorkerMLCEngineHandler();
 

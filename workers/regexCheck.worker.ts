@@ -4,9 +4,12 @@
  * this throwaway thread; src/gate/workerRegexRunner.ts terminates it when the watchdog fires.
  */
 import { runRegexJob } from '../src/gate/checks';
+import { countWorkerRequests, type CountableScope } from '../src/providers/requestCounter';
 import type { RegexWorkerReply, RegexWorkerRequest } from '../src/gate/workerRegexRunner';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
+// It should make none; if it ever does, the Privacy panel shows it (docs/security.md).
+countWorkerRequests(self as unknown as CountableScope, 'regex-worker');
 
 scope.onmessage = (event: MessageEvent<RegexWorkerRequest>) => {
   const { id, pattern, flags, text } = event.data;

@@ -8,10 +8,14 @@
  * loaded twice.
  */
 import * as Comlink from 'comlink';
+import { countWorkerRequests, type CountableScope } from '../src/providers/requestCounter';
 import { openStorage } from '../src/app/openStorage';
 import { createAppServices, type AppServices } from '../src/app/appServices';
 import { createReviewWorkerHandler } from '../src/app/reviewWorkerHandler';
 import type { ReviewWorkerApi } from '../src/review/reviewWorkerApi';
+
+// Every request of a background review or gate run shows in the Privacy panel (docs/security.md).
+countWorkerRequests(self as unknown as CountableScope, 'review-worker');
 
 let services: Promise<AppServices> | null = null;
 

@@ -9,6 +9,7 @@
  * (spawnBrowserRegexWorker) and with a Node worker thread in unit tests.
  */
 import { REGEX_TIMEOUT_MS, type RegexJob, type RegexOutcome, type RegexRunner } from './checks';
+import { workerName } from '../providers/requestCounter';
 
 /** Sent to the check worker: one job, tagged with its position in the batch. */
 export interface RegexWorkerRequest extends RegexJob {
@@ -109,7 +110,7 @@ export function createWatchdogRegexRunner(spawn: RegexWorkerFactory, options: Wa
 
 /** A module Worker running workers/regexCheck.worker.ts (usable from the page and from workers). */
 export function spawnBrowserRegexWorker(): RegexWorkerPort {
-  const worker = new Worker(new URL('../../workers/regexCheck.worker.ts', import.meta.url), { type: 'module', name: 'knack-regex-check' });
+  const worker = new Worker(new URL('../../workers/regexCheck.worker.ts', import.meta.url), { type: 'module', name: workerName('knack-regex-check') });
   return {
     post: (request) => worker.postMessage(request),
     listen(onReply, onError) {

@@ -1,5 +1,6 @@
 import * as Comlink from 'comlink';
 import type { CuratorRunOptions, GateJob, GateJobOutcome, ReviewWorkerApi } from './reviewWorkerApi';
+import { workerName } from '../providers/requestCounter';
 import type { GateProgress } from '../gate/types';
 import type { ReviewOutcome } from './reviewRun';
 import type { ReviewRequest } from './reviewScheduler';
@@ -28,7 +29,7 @@ export class ReviewWorkerClient implements LearningBackend {
 
   private async remote(): Promise<Comlink.Remote<ReviewWorkerApi>> {
     if (!this.api) {
-      this.worker = new Worker(new URL('../../workers/review.worker.ts', import.meta.url), { type: 'module', name: 'knack-review' });
+      this.worker = new Worker(new URL('../../workers/review.worker.ts', import.meta.url), { type: 'module', name: workerName('knack-review') });
       this.api = Comlink.wrap<ReviewWorkerApi>(this.worker);
       const port = this.usesEngine() ? await this.enginePort?.('background') : null;
       if (port) await this.api.connectEngine(Comlink.transfer(port, [port]));

@@ -115,7 +115,7 @@ test.describe('with the SwiftShader adapter (--enable-unsafe-webgpu)', () => {
   });
 
   test('Download with the model hosts unreachable ends in a clear error, not a hang', async ({ page, context }) => {
-    await blockModelHosts(context, 'abort');
+    const blocked = await blockModelHosts(context, 'abort');
     await openInBrowserSettings(page);
     await expect(page.getByRole('combobox', { name: 'Model' })).toHaveValue('Qwen3-1.7B-q4f32_1-MLC', { timeout: 30_000 });
     await page.getByRole('button', { name: 'Download' }).click();
@@ -123,6 +123,12 @@ test.describe('with the SwiftShader adapter (--enable-unsafe-webgpu)', () => {
     await expect(alert).toContainText('Downloading Qwen3-1.7B-q4f32_1-MLC failed.', { timeout: 30_000 });
     await expect(alert).toContainText('huggingface.co');
     await expect(page.getByRole('button', { name: 'Download' })).toBeEnabled();
+    // The llm worker's attempts count in the Privacy panel, each once (docs/security.md).
+    const byHost = (host: string) => blocked.filter((url) => new URL(url).host === host).length;
+    expect(byHost('huggingface.co')).toBeGreaterThan(0);
+    const table = page.getByRole('table', { name: 'Network requests this session by host' });
+    await expect(table.locator('tr[data-host="huggingface.co"] td').nth(1)).toHaveText(String(byHost('huggingface.co')));
+    expect(await page.evaluate(() => globalThis.knackUi!.network.countOf('llm-worker'))).toBeGreaterThanOrEqual(byHost('huggingface.co'));
   });
 
   test('offline, an uncached model says it must be downloaded first', async ({ page, context }) => {
@@ -144,12 +150,56 @@ test.describe('with the SwiftShader adapter (--enable-unsafe-webgpu)', () => {
     await page.getByRole('button', { name: 'Download' }).click();
     const loader = page.getByTestId('webllm-loader');
     await expect(loader.getByRole('progressbar', { name: 'Model download progress' })).toBeVisible();
+    // Before web-llm's first report the shared bar is indeterminate, with the engine's own phase.
+    await expect(loader.getByTestId('progress-bar')).toContainText('Starting the in-browser engine…');
+    await expect(loader.getByTestId('progress-counts')).toHaveCount(0);
     await expect(loader.getByRole('button', { name: 'Cancel' })).toBeVisible();
     // The engine really is waiting on the (held) download, not idle.
     await expect.poll(() => seen.length, { timeout: 30_000 }).toBeGreaterThan(0);
     await loader.getByRole('button', { name: 'Cancel' }).click();
     await expect(loader.getByRole('button', { name: 'Download' })).toBeEnabled();
     await expect(loader.getByRole('progressbar')).toHaveCount(0);
+    await expect(loader).toContainText('Loading was cancelled.');
+  });
+
+  test('the download bar shows web-llm\'s shard counts and megabytes, and Cancel still works', async ({ page, context }) => {
+    // The page's real web-llm client talks to a stand-in llm worker that answers `reload` with
+    // the progress sentences web-llm's loader sends (no weights can be fetched here), then holds.
+    const reports = [
+      { progress: 0, timeElapsed: 0, text: 'Start to fetch params' },
+      {
+        progress: 0.3,
+        timeElapsed: 2,
+        text: 'Fetching param cache[6/20]: 312MB fetched. 30% completed, 2 secs elapsed. It can take a while when we first visit this page to populate the cache. Later refreshes will become faster.',
+      },
+    ];
+    const fakeWorker = `
+      const reports = ${JSON.stringify(reports)};
+      self.onmessage = (event) => {
+        const { kind, uuid } = event.data ?? {};
+        if (kind === 'reload') { for (const content of reports) self.postMessage({ kind: 'initProgressCallback', uuid, content }); return; }
+        self.postMessage({ kind: 'return', uuid, content: null });
+      };`;
+    let served = 0;
+    await context.route(new RegExp(`/assets/${workerAsset!.replace(/\./g, '\\.')}$`), async (route) => {
+      served += 1;
+      await route.fulfill({ contentType: 'text/javascript', body: fakeWorker });
+    });
+    await openInBrowserSettings(page);
+    await expect(page.getByRole('combobox', { name: 'Model' })).toHaveValue('Qwen3-1.7B-q4f32_1-MLC', { timeout: 30_000 });
+    await page.getByRole('button', { name: 'Download' }).click();
+    const loader = page.getByTestId('webllm-loader');
+    const bar = loader.getByTestId('progress-bar');
+    await expect(bar.getByTestId('progress-counts')).toHaveText('6 of 20 shards');
+    await expect(bar).toContainText('Downloading the model');
+    await expect(bar).toContainText('312 MB fetched');
+    const progress = bar.getByRole('progressbar', { name: 'Model download progress' });
+    await expect(progress).toHaveAttribute('max', '20');
+    await expect(progress).toHaveAttribute('value', '6');
+    expect(served).toBe(1);
+    await bar.getByRole('button', { name: 'Cancel' }).click();
+    await expect(loader.getByTestId('progress-bar')).toHaveCount(0);
+    await expect(loader.getByRole('button', { name: 'Download' })).toBeEnabled();
     await expect(loader).toContainText('Loading was cancelled.');
   });
 });

@@ -32,6 +32,7 @@ import type { AcquireOptions, ChatCompletionChunk, ChatCompletionRequestStreamin
 import type { RemoteRequest, RemoteResponse } from './engineProtocol';
 import { toProviderError } from './errors';
 import { loadModelCatalog } from './models';
+import { workerName } from '../requestCounter';
 
 type WebLlmModule = typeof import('@mlc-ai/web-llm');
 
@@ -65,7 +66,7 @@ export interface EngineHostOptions {
 }
 
 function createLlmWorker(): Worker {
-  return new Worker(new URL('../../../workers/llm.worker.ts', import.meta.url), { type: 'module', name: 'knack-llm' });
+  return new Worker(new URL('../../../workers/llm.worker.ts', import.meta.url), { type: 'module', name: workerName('knack-llm') });
 }
 
 function isOnline(): boolean | undefined {

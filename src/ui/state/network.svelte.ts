@@ -1,85 +1,80 @@
 /**
- * Network requests this session, by host (docs/security.md): the user's proof that a
- * local setup contacts nothing else. Two sources, so nothing slips through:
- * - `countingFetch` wraps the provider's fetch and counts a request the moment it starts
- *   (a streaming reply only shows in Resource Timing once it has finished);
- * - a PerformanceObserver sees every other request of the page (scripts, the web-llm
- *   catalogue, anything a library fetches), including those made before it started.
- * A request counted by the wrapper is skipped when its timing entry arrives.
- * Requests made inside workers have their own timelines and are not seen here.
+ * Network requests this session, by host (docs/security.md, "Privacy panel"): the user's proof
+ * that a local setup contacts nothing else. The counting itself is src/providers/requestCounter.ts,
+ * shared by every context:
+ * - on the page, `countingFetch` wraps the provider's fetch and a PerformanceObserver sees every
+ *   other request of the page (scripts, the web-llm catalogue, anything a library fetches);
+ * - the workers (background reviews and gate runs, the web-llm engine, the regex checks) count
+ *   their own requests the same way and post each one on the `knack-network` channel, tagged
+ *   with this tab's id; the service worker posts the requests it makes on its own (precaching a
+ *   new version), for every open tab.
  */
+import {
+  NETWORK_CHANNEL,
+  RequestTally,
+  contextTabId,
+  hostOf,
+  isNetworkRequestMessage,
+  type RequestContext,
+} from '../../providers/requestCounter';
+
 export interface HostCount {
   host: string;
   count: number;
 }
 
-function hostOf(url: string): string | null {
-  try {
-    const parsed = new URL(url, location.href);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.host : null;
-  } catch {
-    return null;
-  }
-}
-
-function urlOf(input: RequestInfo | URL): string {
-  if (typeof input === 'string') return input;
-  if (input instanceof URL) return input.href;
-  return input.url;
-}
-
 class NetworkRequests {
-  #counts = $state.raw<ReadonlyMap<string, number>>(new Map());
-  /** Absolute URLs counted by the wrapper whose timing entry has not arrived yet. */
-  #awaitingEntry = new Map<string, number>();
+  // Replaced whole on every request (raw state): plain records, copied with one more count.
+  #counts = $state.raw<Readonly<Record<string, number>>>({});
+  #byContext = $state.raw<Readonly<Partial<Record<RequestContext, number>>>>({});
+  #tally = new RequestTally(location.href, (url) => this.#add(url, 'page'));
   #started = false;
 
   /** Hosts, busiest first. */
   get byHost(): HostCount[] {
-    return [...this.#counts].map(([host, count]) => ({ host, count })).sort((a, b) => b.count - a.count || a.host.localeCompare(b.host));
+    return Object.entries(this.#counts).map(([host, count]) => ({ host, count })).sort((a, b) => b.count - a.count || a.host.localeCompare(b.host));
   }
 
   get total(): number {
     let total = 0;
-    for (const count of this.#counts.values()) total += count;
+    for (const count of Object.values(this.#counts)) total += count;
     return total;
   }
 
-  /** Begins observing; call once at start-up. Earlier requests come from the buffer. */
+  /** How many of the requests each context made (the page, the workers, the service worker). */
+  countOf(context: RequestContext): number {
+    return this.#byContext[context] ?? 0;
+  }
+
+  /** Begins observing and listening to the workers; call once at start-up. Earlier page requests come from the buffer. */
   start(): void {
-    if (this.#started || typeof PerformanceObserver === 'undefined') return;
+    if (this.#started) return;
     this.#started = true;
-    for (const entry of performance.getEntriesByType('navigation')) this.#add(entry.name);
+    if (typeof BroadcastChannel !== 'undefined') {
+      const tab = contextTabId();
+      const channel = new BroadcastChannel(NETWORK_CHANNEL);
+      channel.onmessage = (event: MessageEvent) => {
+        const message: unknown = event.data;
+        // Another tab's workers report on the same channel; the service worker works for all tabs.
+        if (isNetworkRequestMessage(message) && (message.tab === tab || message.tab === null)) this.#add(message.url, message.context);
+      };
+    }
+    if (typeof PerformanceObserver === 'undefined') return;
+    for (const entry of performance.getEntriesByType('navigation')) this.#tally.observed(entry.name);
     const observer = new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) this.#observed(entry.name);
+      for (const entry of list.getEntries()) this.#tally.observed(entry.name);
     });
     observer.observe({ type: 'resource', buffered: true });
   }
 
   /** A fetch that counts its requests; hand it to the provider. */
-  countingFetch: typeof fetch = (input, init) => {
-    const url = new URL(urlOf(input), location.href).href;
-    this.#awaitingEntry.set(url, (this.#awaitingEntry.get(url) ?? 0) + 1);
-    this.#add(url);
-    return globalThis.fetch(input, init);
-  };
+  countingFetch: typeof fetch = this.#tally.countingFetch(() => globalThis.fetch);
 
-  #observed(url: string): void {
-    const waiting = this.#awaitingEntry.get(url) ?? 0;
-    if (waiting > 0) {
-      if (waiting === 1) this.#awaitingEntry.delete(url);
-      else this.#awaitingEntry.set(url, waiting - 1);
-      return;
-    }
-    this.#add(url);
-  }
-
-  #add(url: string): void {
-    const host = hostOf(url);
+  #add(url: string, context: RequestContext): void {
+    const host = hostOf(url, location.href);
     if (!host) return;
-    const next = new Map(this.#counts);
-    next.set(host, (next.get(host) ?? 0) + 1);
-    this.#counts = next;
+    this.#counts = { ...this.#counts, [host]: (this.#counts[host] ?? 0) + 1 };
+    this.#byContext = { ...this.#byContext, [context]: (this.#byContext[context] ?? 0) + 1 };
   }
 }
 
