@@ -20,8 +20,11 @@ async function openChat(page: Page): Promise<void> {
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
 }
 
-/** Fills the provider form as a user does, saves, and waits for the server's model list. */
-async function saveProvider(page: Page, fields: { name?: string; baseUrl: string; apiKey?: string; model: string; models: number }): Promise<void> {
+/**
+ * Fills the provider form as a user does, saves, and waits for the server's model list: a
+ * provider just added asks for it on Save, the first one when Refresh list is pressed.
+ */
+async function saveProvider(page: Page, fields: { name?: string; baseUrl: string; apiKey?: string; model: string; models: number; refresh?: boolean }): Promise<void> {
   if (fields.name) await page.getByLabel('Name').fill(fields.name);
   await page.getByRole('combobox', { name: 'Provider' }).selectOption({ label: 'OpenAI-compatible' });
   await page.getByLabel('Base URL').fill(fields.baseUrl);
@@ -29,6 +32,7 @@ async function saveProvider(page: Page, fields: { name?: string; baseUrl: string
   await page.getByLabel('Model').fill(fields.model);
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText('Saved.')).toBeVisible();
+  if (fields.refresh) await page.getByRole('button', { name: 'Refresh list' }).click();
   await expect(page.getByText(`The server lists ${fields.models} ${fields.models === 1 ? 'model' : 'models'}.`)).toBeVisible();
 }
 
@@ -49,7 +53,7 @@ test.afterEach(async () => {
 test('each chat talks to its own provider and model, with that provider key only', async ({ page, scripted }) => {
   scripted.setModels(['alpha', 'scripted-model']);
   await openChatApp(page, '/#/settings');
-  await saveProvider(page, { baseUrl: scripted.baseUrl, model: 'scripted-model', models: 2 });
+  await saveProvider(page, { baseUrl: scripted.baseUrl, model: 'scripted-model', models: 2, refresh: true });
   await page.getByRole('button', { name: 'Add provider' }).click();
   await saveProvider(page, { name: 'Hosted B', baseUrl: hosted.baseUrl, apiKey: KEY_B, model: 'beta-1', models: 2 });
 
@@ -100,13 +104,13 @@ test('each chat talks to its own provider and model, with that provider key only
   await page.reload();
   await expect(messageItems(page).first()).toContainText('Hi B');
   await expect(chosenModel(page)).toHaveText('beta-1');
-  const stored = await page.evaluate(async (id) => (await globalThis.knack!.records!<Record<string, unknown>>('sessions').get(id))?.chatModel, chatB);
+  const stored = await page.evaluate(async (id) => (await globalThis.knack!.sessions!.store.get(id))?.chatModel, chatB);
   expect(stored).toMatchObject({ model: 'beta-1' });
 });
 
 test('a chat whose provider was removed says so, waits, and never switches by itself', async ({ page, scripted }) => {
   await openChatApp(page, '/#/settings');
-  await saveProvider(page, { baseUrl: scripted.baseUrl, model: 'scripted-model', models: 1 });
+  await saveProvider(page, { baseUrl: scripted.baseUrl, model: 'scripted-model', models: 1, refresh: true });
   await page.getByRole('button', { name: 'Add provider' }).click();
   await saveProvider(page, { name: 'Hosted B', baseUrl: hosted.baseUrl, apiKey: KEY_B, model: 'beta-1', models: 2 });
 
