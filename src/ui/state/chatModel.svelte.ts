@@ -9,6 +9,7 @@ import { ProviderError } from '../../providers/provider';
 import type { ProviderSettings } from '../../providers/createProvider';
 import { appServices } from '../../app/services';
 import {
+  asChatModelChoice,
   chatModelGroups,
   defaultChatModel,
   newChatModel,
@@ -82,8 +83,9 @@ class ChatModelState {
   /** The first message created the session, already stored with `choice` (chatSession.ts). */
   sessionCreated(sessionId: string, stored: unknown): void {
     this.#sessionId = sessionId;
-    const own = stored && typeof stored === 'object' ? sessionChatModel(stored as { chatModel?: unknown }, settings.current) : null;
-    if (own && (stored as { chatModel?: unknown }).chatModel) this.#source = { kind: 'own', choice: own };
+    const own = stored && typeof stored === 'object' ? asChatModelChoice((stored as { chatModel?: unknown }).chatModel) : null;
+    // Stored without one (no model resolved, e.g. a console responder answered): the default's, as for older chats.
+    this.#source = own ? { kind: 'own', choice: own } : { kind: 'default' };
   }
 
   /** The user picked a model in the header: stored with the chat, and remembered for new chats. */
