@@ -8,6 +8,7 @@
 import { ProviderError } from '../../providers/provider';
 import type { ProviderSettings } from '../../providers/createProvider';
 import { appServices } from '../../app/services';
+import type { SessionStore } from '../../sessions/sessionStore';
 import {
   asChatModelChoice,
   chatModelGroups,
@@ -28,7 +29,14 @@ import { webllm } from './webllm.svelte';
 /** How the open chat's choice is decided: its own, or following the new-chat / default rule. */
 type ChoiceSource = { kind: 'own'; choice: ChatModelChoice } | { kind: 'new-chat' } | { kind: 'default' };
 
-class ChatModelState {
+/** Where chat sessions are stored: the app's session store (a memory one in unit tests). */
+export type ChatModelSessions = () => Promise<Pick<SessionStore, 'get' | 'setChatModel'>>;
+
+const appSessions: ChatModelSessions = async () => (await (await appServices()).chat()).store;
+
+export class ChatModelState {
+  constructor(private readonly sessions: ChatModelSessions = appSessions) {}
+
   #source = $state<ChoiceSource>({ kind: 'new-chat' });
   #sessionId: string | null = null;
 
@@ -56,6 +64,7 @@ class ChatModelState {
 
   /** The chat's model was set and has since gone: sending waits until another is chosen. */
   get unavailable(): boolean {
+    if (!settings.loaded) return false; // the defaults know none of the saved providers yet
     const resolution = this.resolution;
     return !resolution.ok && resolution.reason !== 'no-model';
   }
@@ -71,7 +80,7 @@ class ChatModelState {
     this.#sessionId = sessionId;
     this.#source = { kind: 'default' };
     try {
-      const session = await (await (await appServices()).chat()).store.get(sessionId);
+      const session = await (await this.sessions()).get(sessionId);
       if (this.#sessionId !== sessionId) return;
       const own = session?.chatModel ? sessionChatModel(session, settings.current) : null;
       this.#source = own ? { kind: 'own', choice: own } : { kind: 'default' };
@@ -93,7 +102,7 @@ class ChatModelState {
     if (this.#source.kind === 'own' && sameChoice(this.#source.choice, choice)) return;
     this.#source = { kind: 'own', choice };
     const sessionId = this.#sessionId;
-    if (sessionId) await (await (await appServices()).chat()).store.setChatModel(sessionId, choice);
+    if (sessionId) await (await this.sessions()).setChatModel(sessionId, choice);
     await settings.save({ lastChatModel: choice });
   }
 
