@@ -10,7 +10,7 @@ import { DEFAULT_MAX_ITERATIONS, runAgentTurn, type AgentEvent, type TurnEnd } f
 import type { LearningCounters, LearningIntervals } from './learningCounters';
 import { buildSkillInvocation } from '../skills/skillInvocation';
 import { ProviderError, type ChatMessage as ModelMessage, type ChatProvider } from '../providers/provider';
-import type { ChatSession as SessionRecord, SessionStore } from '../sessions/sessionStore';
+import type { ChatSession as SessionRecord, SessionModelChoice, SessionStore } from '../sessions/sessionStore';
 import type { ToolRegistry } from '../tools/toolRegistry';
 import { createWriteContext } from '../tools/writeContext';
 import { lineFromModel, lineFromStored, messageToStore, type ChatLine } from './chatLines';
@@ -51,6 +51,8 @@ export interface ChatSessionDeps {
   buildSystemPrompt(firstUserMessage: string): Promise<string>;
   /** The provider from the settings of the moment (they may change between turns). */
   provider(): Promise<ChatProvider>;
+  /** The provider and model a new session is stored with (chosen in the chat header). */
+  chatModel?(): SessionModelChoice | null;
   intervals(): LearningIntervals;
   learning: TurnLearning;
   skills?: SkillLoader;
@@ -281,7 +283,7 @@ export class ChatController {
   async #ensureSession(firstUserMessage: string): Promise<SessionRecord> {
     if (this.#session) return this.#session;
     const snapshot = await this.deps.buildSystemPrompt(firstUserMessage);
-    this.#session = await this.deps.store.create({ title: titleFrom(firstUserMessage), snapshot });
+    this.#session = await this.deps.store.create({ title: titleFrom(firstUserMessage), snapshot, chatModel: this.deps.chatModel?.() ?? null });
     this.#emit({ type: 'session', session: this.#session });
     return this.#session;
   }

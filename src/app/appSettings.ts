@@ -5,6 +5,15 @@
 import { CUSTOM_PRESET_ID, PROVIDER_PRESETS } from '../providers/presets';
 import type { ProviderSettings, ToolProtocol } from '../providers/createProvider';
 import { defaultIntervals } from '../agent/learningCounters';
+import {
+  flatFieldsOf,
+  keyForEndpoint,
+  mergeProviderChange,
+  providerById,
+  savedProvidersFrom,
+  type ChatModelChoice,
+  type SavedProvider,
+} from './savedProviders';
 
 export type ProviderKind = 'openai-compatible' | 'webgpu';
 export type ThemeChoice = 'system' | 'light' | 'dark';
@@ -46,6 +55,14 @@ export interface ReviewProviderChoice {
 }
 
 export interface KnackSettings {
+  /**
+   * The saved providers (src/app/savedProviders.ts), each with its own key; never empty.
+   * `provider`, `baseUrl`, `apiKey` and `model` mirror the default one.
+   */
+  providers: SavedProvider[];
+  defaultProviderId: string;
+  /** The model the last chat chose in its header; new chats start with it while it exists. */
+  lastChatModel?: ChatModelChoice;
   provider: ProviderKind;
   baseUrl: string;
   /** Sent only to `baseUrl`; never exported unless the user asks (docs/providers.md). */
@@ -65,11 +82,11 @@ export interface KnackSettings {
   reviewProvider?: ReviewProviderChoice;
 }
 
+const DEFAULT_PROVIDER_FIELDS = { provider: 'openai-compatible', baseUrl: 'http://localhost:11434/v1', apiKey: '', model: '' } as const;
+
 export const DEFAULT_SETTINGS: Readonly<KnackSettings> = Object.freeze({
-  provider: 'openai-compatible',
-  baseUrl: 'http://localhost:11434/v1',
-  apiKey: '',
-  model: '',
+  ...savedProvidersFrom({}, DEFAULT_PROVIDER_FIELDS),
+  ...DEFAULT_PROVIDER_FIELDS,
   theme: 'system',
   toolProtocols: {},
   creationNudgeInterval: defaultIntervals.creationNudgeInterval,
@@ -97,8 +114,19 @@ function sameEndpoint(a: string, b: string): boolean {
 }
 
 /**
- * The review agent's provider. The API key belongs to the chat's base URL: it goes along only
- * when the review talks to that same URL, never to a different server (docs/providers.md).
+ * The key for a review or gate request to `baseUrl`: the default provider's own when it is that
+ * same server, else the key of the saved provider at exactly that URL, else none. A key never
+ * goes to a server other than its own (docs/providers.md).
+ */
+export function reviewKey(settings: KnackSettings, kind: ProviderKind, chat: ProviderSettings, baseUrl: string): string {
+  if (kind !== 'openai-compatible') return '';
+  if (chat.kind === 'openai-compatible' && sameEndpoint(baseUrl, chat.baseUrl)) return chat.apiKey;
+  return keyForEndpoint(settings, baseUrl);
+}
+
+/**
+ * The review agent's provider: the default saved provider (the review does not follow each
+ * chat's header choice), or the review model Settings name.
  */
 export function reviewProviderSettings(settings: KnackSettings): ProviderSettings {
   const chat = chatProviderSettings(settings);
@@ -110,17 +138,29 @@ export function reviewProviderSettings(settings: KnackSettings): ProviderSetting
   return {
     kind,
     baseUrl,
-    apiKey: kind === 'openai-compatible' && chat.kind === 'openai-compatible' && sameEndpoint(baseUrl, settings.baseUrl) ? settings.apiKey : '',
+    apiKey: reviewKey(settings, kind, chat, baseUrl),
     model,
     toolProtocol: toolProtocolFor(settings, model),
   };
 }
 
-/** Settings as they may leave the app (backup, export): never the API key (docs/providers.md). */
+/** Settings as they may leave the app (backup, export): never an API key (docs/providers.md). */
 export function settingsWithoutSecrets(settings: KnackSettings): Omit<KnackSettings, 'apiKey'> {
   const { apiKey: _apiKey, ...rest } = settings;
   void _apiKey;
-  return structuredClone(rest);
+  const copy = structuredClone(rest);
+  copy.providers = copy.providers.map((entry) => ({ ...entry, apiKey: '' }));
+  return copy;
+}
+
+/** A settings change merged into the current settings: the saved-provider list and its flat mirror stay in step. */
+export function mergeSettings(current: KnackSettings, change: Partial<KnackSettings>): KnackSettings {
+  return mergeProviderChange(current, change);
+}
+
+/** The default saved provider. */
+export function defaultProvider(settings: Pick<KnackSettings, 'providers' | 'defaultProviderId'>): SavedProvider {
+  return providerById(settings.providers, settings.defaultProviderId) ?? settings.providers[0]!;
 }
 
 /** The preset whose URL matches (ignoring a trailing slash), or custom. */
@@ -143,17 +183,31 @@ function text(value: unknown, fallback: string): string {
  */
 export function normalizeSettings(raw: unknown): KnackSettings {
   const source = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
-  return {
+  const flat = {
     provider: pick(source.provider, PROVIDER_KINDS.map((kind) => kind.id), DEFAULT_SETTINGS.provider),
     baseUrl: text(source.baseUrl, DEFAULT_SETTINGS.baseUrl),
     apiKey: text(source.apiKey, DEFAULT_SETTINGS.apiKey),
     model: text(source.model, DEFAULT_SETTINGS.model),
+  };
+  // Older settings have no list: their one provider (key included) becomes its only entry.
+  const list = savedProvidersFrom(source, flat);
+  const lastChatModel = chatModelChoice(source.lastChatModel);
+  return {
+    ...list,
+    ...(lastChatModel ? { lastChatModel } : {}),
+    ...flatFieldsOf(defaultProvider(list)),
     theme: pick(source.theme, THEME_CHOICES.map((choice) => choice.id), DEFAULT_SETTINGS.theme),
     toolProtocols: toolProtocolMap(source.toolProtocols),
     creationNudgeInterval: interval(source.creationNudgeInterval, DEFAULT_SETTINGS.creationNudgeInterval),
     memoryNudgeInterval: interval(source.memoryNudgeInterval, DEFAULT_SETTINGS.memoryNudgeInterval),
     ...reviewChoice(source.reviewProvider),
   };
+}
+
+function chatModelChoice(value: unknown): ChatModelChoice | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const { providerId, model } = value as Record<string, unknown>;
+  return typeof providerId === 'string' && providerId && typeof model === 'string' && model.trim() ? { providerId, model: model.trim() } : undefined;
 }
 
 function interval(value: unknown, fallback: number): number {

@@ -14,7 +14,7 @@ import type { MemoryApprovalMode } from '../memory/memoryTool';
 import { defaultSkillSettings, type SkillSettings } from '../skills/skillEngine';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../gate/gateSettings';
 import { isEvidencePolicy } from '../gate/policy';
-import { DEFAULT_SETTINGS, normalizeSettings, chatProviderSettings, reviewProviderSettings, toolProtocolFor, type KnackSettings } from './appSettings';
+import { DEFAULT_SETTINGS, mergeSettings, normalizeSettings, reviewKey, reviewProviderSettings, toolProtocolFor, type KnackSettings } from './appSettings';
 
 export interface MemorySettings {
   /** The agent's notes (MEMORY.md) go into the system prompt and the tool can write them. */
@@ -74,7 +74,7 @@ export function createSettingsService(
   options: { legacy?: LegacySettingsStorage | null } = {},
 ): KnackSettingsService {
   return new SettingsService<KnackSettingsSchema>(records, changes, {
-    app: { record: 'app', defaults: { ...DEFAULT_SETTINGS }, normalize: normalizeSettings, ...legacyAppSettings(options.legacy ?? null) },
+    app: { record: 'app', defaults: { ...DEFAULT_SETTINGS }, normalize: normalizeSettings, merge: mergeSettings, ...legacyAppSettings(options.legacy ?? null) },
     skills: { record: 'skills', defaults: { ...defaultSkillSettings }, normalize: withDefaults(defaultSkillSettings) },
     memory: { record: 'memory', defaults: { ...defaultMemorySettings }, normalize: withDefaults(defaultMemorySettings) },
     curator: { record: 'curatorState', defaults: emptyCuratorState(), normalize: withDefaults(emptyCuratorState()) },
@@ -94,8 +94,6 @@ export function learningIntervals(settings: KnackSettingsService): LearningInter
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 const nonNegative = (value: unknown, fallback: number) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : fallback);
-
-const sameUrl = (a: string, b: string) => a.trim().replace(/\/+$/, '') === b.trim().replace(/\/+$/, '');
 
 /** The stored gate record made whole: unknown or broken fields take their defaults. */
 export function normalizeGateSettings(stored: unknown): GateSettings {
@@ -123,7 +121,7 @@ export function normalizeGateSettings(stored: unknown): GateSettings {
 
 /**
  * The gate's provider: the gate's own choice when Settings name one, else the review
- * provider. As for the review, the API key goes along only to the chat's own base URL.
+ * provider. As for the review, an API key goes along only to its own provider's base URL.
  */
 export function gateProviderSettings(app: KnackSettings, gate: GateSettings): ProviderSettings {
   const review = reviewProviderSettings(app);
@@ -132,8 +130,8 @@ export function gateProviderSettings(app: KnackSettings, gate: GateSettings): Pr
   const baseUrl = choice.baseUrl.trim() || review.baseUrl;
   const model = choice.model.trim() || review.model;
   const kind = choice.baseUrl.trim() ? 'openai-compatible' : review.kind;
-  const ownEndpoint = kind === 'openai-compatible' && chatProviderSettings(app).kind === 'openai-compatible' && sameUrl(baseUrl, app.baseUrl);
-  return { kind, baseUrl, apiKey: ownEndpoint ? app.apiKey : '', model, toolProtocol: toolProtocolFor(app, model) };
+  const apiKey = reviewKey(app, kind, { kind: app.provider, baseUrl: app.baseUrl, apiKey: app.apiKey, model: app.model, toolProtocol: 'auto' }, baseUrl);
+  return { kind, baseUrl, apiKey, model, toolProtocol: toolProtocolFor(app, model) };
 }
 
 /** The gate's provider from the settings service's current values. */

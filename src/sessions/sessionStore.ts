@@ -36,6 +36,12 @@ export interface ChatMessage extends MessageRecord {
   updatedAt?: number;
 }
 
+/** The provider (a saved provider's id, docs/providers.md) and model a chat talks to. */
+export interface SessionModelChoice {
+  providerId: string;
+  model: string;
+}
+
 export interface ChatSession extends SessionRecord {
   id: string;
   title: string;
@@ -47,6 +53,11 @@ export interface ChatSession extends SessionRecord {
   turnsSinceMemory: number;
   /** The system prompt frozen at session start (memory snapshot, skill index…), or null. */
   snapshot: string | null;
+  /**
+   * The chat's own provider and model, chosen in its header. Absent on sessions stored before
+   * chats had one: those use the default provider's model until the user picks one.
+   */
+  chatModel?: SessionModelChoice;
 }
 
 export interface NewMessage {
@@ -137,7 +148,7 @@ export class SessionStore {
     return () => this.listeners.delete(listener);
   }
 
-  async create(init: { title?: string; snapshot?: string | null } = {}): Promise<ChatSession> {
+  async create(init: { title?: string; snapshot?: string | null; chatModel?: SessionModelChoice | null } = {}): Promise<ChatSession> {
     const at = this.tick();
     const session: ChatSession = {
       id: this.newId(),
@@ -148,6 +159,7 @@ export class SessionStore {
       itersSinceSkill: 0,
       turnsSinceMemory: 0,
       snapshot: init.snapshot ?? null,
+      ...(init.chatModel ? { chatModel: { providerId: init.chatModel.providerId, model: init.chatModel.model } } : {}),
     };
     await this.backend.putSession(session);
     this.emit({ kind: 'session-created', session });
@@ -173,6 +185,11 @@ export class SessionStore {
   /** The frozen system prompt, set once when the session starts. */
   setSnapshot(id: string, snapshot: string | null): Promise<ChatSession> {
     return this.update(id, (s) => ({ ...s, snapshot }));
+  }
+
+  /** The chat's model, chosen in its header. Choosing is not activity: the list order stays. */
+  setChatModel(id: string, chatModel: SessionModelChoice): Promise<ChatSession> {
+    return this.update(id, (s) => ({ ...s, chatModel: { providerId: chatModel.providerId, model: chatModel.model } }));
   }
 
   updateCounters(id: string, counters: Partial<Pick<ChatSession, 'itersSinceSkill' | 'turnsSinceMemory'>>): Promise<ChatSession> {

@@ -14,6 +14,8 @@ export interface SettingDefinition<T> {
   defaults: T;
   /** Turns whatever was stored (older shapes, hand edits, nothing) into a valid value. */
   normalize(stored: unknown): T;
+  /** How a partial change combines with the current value before normalising; default: a shallow merge. */
+  merge?(current: T, change: Partial<T>): unknown;
   /** When nothing is stored yet: a value to adopt and save once (a migration), or undefined. */
   migrate?(): Promise<unknown> | unknown;
   /** Called once the migrated value is stored (e.g. to remove the old copy). */
@@ -77,7 +79,8 @@ export class SettingsService<S extends object> {
   /** Merges `change`, stores the normalised result and tells every context. */
   async update<K extends keyof S>(key: K, change: Partial<S[K]>): Promise<S[K]> {
     const definition = this.definitions[key];
-    const next = definition.normalize({ ...this.get(key), ...change });
+    const current = this.get(key);
+    const next = definition.normalize(definition.merge ? definition.merge(current, change) : { ...current, ...change });
     await this.records.put(definition.record, next);
     this.versions.set(key, (this.versions.get(key) ?? 0) + 1);
     this.set(key, next);

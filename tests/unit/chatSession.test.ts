@@ -99,6 +99,13 @@ describe('chat session', () => {
     expect(learningCalls[0]!.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
   });
 
+  it('stores a new session with the chat model chosen for it', async () => {
+    const s = setup([{ text: 'Hi.' }]);
+    s.deps.chatModel = () => ({ providerId: 'hosted', model: 'big' });
+    await s.controller.send('Hello');
+    expect((await s.store.get(s.controller.sessionId!))?.chatModel).toEqual({ providerId: 'hosted', model: 'big' });
+  });
+
   it('freezes the system prompt (memory snapshot + skill index) for the session; new skills show up next session', async () => {
     const s = setup();
     await s.t.manage({ action: 'create', name: 'brew-tea', content: skillContent('brew-tea', 'Use when brewing tea.') });

@@ -27,6 +27,21 @@ describe('SessionStore', () => {
     expect(changes).toEqual([{ kind: 'session-created', session: s }]);
   });
 
+  it('stores the chat model given at creation and a later choice, without reordering the list', async () => {
+    const { store, advance } = setup();
+    const old = await store.create({ title: 'Old' });
+    expect(old.chatModel).toBeUndefined(); // stored before chats had one: the app uses the default
+    advance(10);
+    const chosen = await store.create({ title: 'Chosen', chatModel: { providerId: 'local', model: 'qwen3:4b' } });
+    expect((await store.get(chosen.id))?.chatModel).toEqual({ providerId: 'local', model: 'qwen3:4b' });
+    advance(10);
+    const updated = await store.setChatModel(old.id, { providerId: 'hosted', model: 'big' });
+    expect(updated.chatModel).toEqual({ providerId: 'hosted', model: 'big' });
+    expect(updated.updatedAt).toBe(old.updatedAt);
+    expect((await store.list()).map((s) => s.title)).toEqual(['Chosen', 'Old']);
+    await expect(store.setChatModel('missing', { providerId: 'x', model: 'y' })).rejects.toBeInstanceOf(SessionNotFoundError);
+  });
+
   it('lists sessions newest activity first', async () => {
     const { store, advance } = setup();
     const a = await store.create({ title: 'A' });

@@ -10,13 +10,13 @@ import { navigation } from './navigation.svelte';
 import { networkRequests } from './network.svelte';
 import { sessions } from './sessions.svelte';
 import { settings } from './settings.svelte';
-import { chatProviderSettings } from './settingsModel';
+import { chatModel } from './chatModel.svelte';
 import { VIEW_IDS, type ViewId } from './routes';
 import { ChatController, type ChatLine, type ChatSessionDeps, type TurnProblem } from '../../agent/chatSession';
 import { parseSlashCommand } from '../../agent/slashCommands';
 import { appServices } from '../../app/services';
 import { createProvider } from '../../providers/createProvider';
-import { ProviderError, type ChatProvider } from '../../providers/provider';
+import type { ChatProvider } from '../../providers/provider';
 import { engineHost } from '../../providers/webllm/engineHost';
 
 /**
@@ -119,12 +119,14 @@ class ChatState {
     this.draft = '';
     this.problem = null;
     this.sessionId = null;
+    chatModel.startNewChat();
   };
 
   /** Shows a stored conversation. */
   openSession = async (sessionId: string): Promise<void> => {
     if (sessionId === this.sessionId && this.#controller) return;
     this.newChat();
+    void chatModel.openedSession(sessionId);
     try {
       const controller = await ChatController.open(await this.#deps(), sessionId);
       this.#attach(controller);
@@ -169,6 +171,7 @@ class ChatState {
       buildSystemPrompt: services.buildSystemPrompt,
       skills: services.skills,
       provider: () => this.#provider(),
+      chatModel: () => chatModel.forNewSession(),
       intervals: () => ({
         creationNudgeInterval: settings.current.creationNudgeInterval,
         memoryNudgeInterval: settings.current.memoryNudgeInterval,
@@ -185,12 +188,8 @@ class ChatState {
 
   async #provider(): Promise<ChatProvider> {
     if (this.#responder) return responderProvider(this.#responder, () => this.lines);
-    await settings.load();
-    const current = settings.current;
-    if (!current.model.trim()) {
-      throw new ProviderError('model', 'No model is chosen yet.', 'Open Settings, pick a provider and enter the Model to use, then Save.');
-    }
-    return createProvider(chatProviderSettings(current), { engineAccess: () => engineHost(), fetch: networkRequests.countingFetch });
+    // The open chat's own provider and model (the header's Chat model select).
+    return createProvider(await chatModel.providerSettings(), { engineAccess: () => engineHost(), fetch: networkRequests.countingFetch });
   }
 
   #attach(controller: ChatController): ChatController {
@@ -206,6 +205,7 @@ class ChatState {
           break;
         case 'session':
           this.sessionId = event.session.id;
+          chatModel.sessionCreated(event.session.id, event.session);
           void sessions.refresh();
           break;
         case 'turn-start':

@@ -1,6 +1,6 @@
 import type { KnackSettingsService } from '../../app/settings';
 import { LEGACY_SETTINGS_KEY } from '../../app/settings';
-import { DEFAULT_SETTINGS, normalizeSettings, type KnackSettings } from './settingsModel';
+import { DEFAULT_SETTINGS, mergeSettings, normalizeSettings, type KnackSettings } from './settingsModel';
 
 /**
  * The app settings as rune state: a thin mirror of the settings service (key "app",
@@ -96,7 +96,7 @@ class SettingsState {
   /** Saves the merged settings; rejects (and keeps the old ones) when storage refuses. */
   async save(changes: Partial<KnackSettings>): Promise<void> {
     await this.load();
-    const next = normalizeSettings({ ...$state.snapshot(this.#current), ...changes });
+    const next = normalizeSettings(mergeSettings($state.snapshot(this.#current) as KnackSettings, changes));
     await this.#backend!.save(next);
     this.#current = next;
   }

@@ -37,7 +37,8 @@ describe('settings model', () => {
     expect(normalizeSettings(null)).toEqual(DEFAULT_SETTINGS);
     expect(normalizeSettings('oops')).toEqual(DEFAULT_SETTINGS);
     const kept = normalizeSettings({ provider: 'webgpu', model: 'Qwen3', theme: 'purple', apiKey: 42 });
-    expect(kept).toEqual({ ...DEFAULT_SETTINGS, provider: 'webgpu', model: 'Qwen3' });
+    expect(kept).toMatchObject({ provider: 'webgpu', model: 'Qwen3', theme: 'system', apiKey: '' });
+    expect(kept.providers).toEqual([expect.objectContaining({ id: 'default', kind: 'webgpu', model: 'Qwen3', apiKey: '' })]);
   });
 
   it('drops fields it does not know (nothing unexpected is persisted)', () => {
@@ -46,9 +47,11 @@ describe('settings model', () => {
       'apiKey',
       'baseUrl',
       'creationNudgeInterval',
+      'defaultProviderId',
       'memoryNudgeInterval',
       'model',
       'provider',
+      'providers',
       'theme',
       'toolProtocols',
     ]);
