@@ -17,6 +17,8 @@ import { buildRows, emptyFilters, filterOptions, filterRows, isFiltering, replac
 import { describeEntry, diffEntry, newestFirst, type HistoryItem } from './skillHistory';
 import { skillFileList } from '../../skills/skillPaths';
 import type { CatalogChange } from '../../skills/skillCatalog';
+import { isCancelled, type Progress } from '../../storage/progress';
+import type { StorageChange } from '../../storage/changes';
 
 /** `dir` picks one of several skills sharing a folder name (a nested skill's link passes it). */
 export type SkillPanel = { kind: 'none' } | { kind: 'detail'; name: string; dir?: string } | { kind: 'create' } | { kind: 'edit'; name: string };
@@ -83,6 +85,8 @@ class SkillsLibrary {
   /** The last curator dry run: what it would change, nothing changed. */
   dryRun = $state<CuratorActivity | null>(null);
   dryRunning = $state(false);
+  /** The running rescan's progress; null when none runs. */
+  rescanProgress = $state<Progress | null>(null);
 
   visible = $derived(filterRows(this.rows, this.filters));
   archived = $derived(this.rows.filter((row) => !row.live));
@@ -98,6 +102,8 @@ class SkillsLibrary {
   /** Updates run one after another, so an older one never overwrites a newer one's rows. */
   #updating: Promise<void> = Promise.resolve();
   #detailToken = 0;
+  #rescanAbort: AbortController | null = null;
+  #publish: ((change: StorageChange) => void) | null = null;
 
   /** Loads the engine once and follows its changes for the rest of the session. */
   start = (): Promise<SkillServices> => {
@@ -108,6 +114,7 @@ class SkillsLibrary {
         this.#services = services;
         this.#actions = new SkillActions(services.engine);
         services.engine.catalog.onChange((change) => this.#catalogChanged(change));
+        this.#publish = (change) => app.changes.publish(change);
         app.changes.subscribe((change) => {
           // Usage and verdicts change without touching the catalogue (counters, the gate).
           if (change.type === 'skill-changed' || change.type === 'verdict-changed') this.#queueUpdate(change.name);
@@ -372,6 +379,35 @@ class SkillsLibrary {
         else this.notice = `Could not restore ${name}: ${result.error}`;
       },
     );
+
+  /**
+   * Reads every skill folder again (files changed outside Knack, or the list looks wrong), with
+   * progress and Cancel. A cancelled rescan changes nothing; a finished one replaces the
+   * catalogue and tells the other tabs and the worker to reload it.
+   */
+  rescanLibrary = async (): Promise<void> => {
+    if (this.#rescanAbort) return;
+    const services = await this.start();
+    const controller = new AbortController();
+    this.#rescanAbort = controller;
+    this.rescanProgress = { phase: 'Reading skills', done: 0, total: 0 };
+    try {
+      await services.engine.catalog.rescan({ signal: controller.signal, onProgress: (progress) => (this.rescanProgress = progress) });
+      this.#publish?.({ type: 'skills-rescanned' });
+      this.actionError = null;
+      this.notice = `Rescanned the library: ${services.engine.catalog.size} skills.`;
+    } catch (error) {
+      if (isCancelled(error)) this.notice = 'Rescan cancelled; the library is as it was.';
+      else this.actionError = `The rescan failed: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      this.#rescanAbort = null;
+      this.rescanProgress = null;
+    }
+  };
+
+  cancelRescan = (): void => {
+    this.#rescanAbort?.abort();
+  };
 
   /** What the curator would do now (stale, archive, reactivate), without changing anything. */
   curatorDryRun = async (): Promise<void> => {
