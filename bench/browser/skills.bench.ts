@@ -292,7 +292,7 @@ const skillIndex1k: BrowserBench = {
   name: 'skillIndex1k',
   async run(context) {
     const { files } = await context.knack();
-    return indexFigures(1_000, files, { start: 15, rescan: 5, rescanWarmup: 1 });
+    return indexFigures(1_000, files, { start: 15, rescan: 7, rescanWarmup: 1 });
   },
 };
 

@@ -192,7 +192,7 @@ function matchesField(row: SkillRow, key: FilterKey, value: string): boolean {
     case 'state':
       return row.state === value;
     case 'verification':
-      return verificationGroup(row) === value;
+      return rowGroup(row) === value;
   }
 }
 
@@ -213,8 +213,20 @@ function fieldValue(row: SkillRow, key: FilterKey): string {
     case 'state':
       return row.state;
     case 'verification':
-      return verificationGroup(row);
+      return rowGroup(row);
   }
+}
+
+/** The verification group per row, computed once: every list update counts every row. */
+const groups = new WeakMap<SkillRow, VerificationGroup>();
+
+function rowGroup(row: SkillRow): VerificationGroup {
+  let group = groups.get(row);
+  if (group === undefined) {
+    group = verificationGroup(row);
+    groups.set(row, group);
+  }
+  return group;
 }
 
 export interface FilterOption {
