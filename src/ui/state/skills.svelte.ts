@@ -231,7 +231,9 @@ class SkillsLibrary {
     if (showLoading) this.detailLoading = true;
     try {
       const { engine } = services;
-      const row = this.rows.find((candidate) => (dir ? candidate.dir === dir : candidate.name === name)) ?? null;
+      // By folder when known (two skills can share a name); by name once that folder is gone
+      // (archived, restored elsewhere).
+      const row = (dir ? this.rows.find((candidate) => candidate.dir === dir) : undefined) ?? this.rows.find((candidate) => candidate.name === name) ?? null;
       const skillDir = row?.dir ?? null;
       const [text, paths, usage, entries] = await Promise.all([
         skillDir ? engine.files.readText(`${skillDir}/SKILL.md`) : Promise.resolve(null),
