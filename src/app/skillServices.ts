@@ -99,7 +99,10 @@ export async function createSkillServices(storage: KnackServices, settings: Knac
     if (change.type === 'skill-changed' && change.dir && change.from !== contextId) {
       void catalog.refresh(change.dir);
       index.invalidate({ labels: true });
-    } else if (change.type === 'skills-rescanned' || change.type === 'storage-recovered') {
+    } else if (change.type === 'skills-rescanned') {
+      // The context that rescanned wrote the snapshot: load it rather than rescan again.
+      void catalog.load();
+    } else if (change.type === 'storage-recovered') {
       void catalog.load({ forceRescan: true });
     }
   });

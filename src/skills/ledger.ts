@@ -148,6 +148,13 @@ export class Ledger {
 
   /** Entries oldest first; optionally only one skill's. */
   async list(skill?: string): Promise<LedgerEntry[]> {
+    // One skill's entries through the `bySkill` index (ids are time-ordered, so key order is
+    // oldest first): opening a skill must not read every skill's history.
+    if (skill !== undefined && this.entries.getAllByIndex) {
+      // A store opened without the index (some test stores) falls back to the full read.
+      const indexed = await this.entries.getAllByIndex('bySkill', skill).catch(() => null);
+      if (indexed) return indexed;
+    }
     const all = await this.entries.getAll();
     return skill === undefined ? all : all.filter((entry) => entry.skill === skill);
   }

@@ -2,6 +2,7 @@ import type { LedgerActor } from '../tools/writeContext';
 import type { LedgerEntry, SkillFiles } from './ledger';
 import type { SkillEngine } from './skillEngine';
 import type { LifecycleFailure, SkillChange } from './skillChange';
+import { guessSkillDir, skillDirOfPath, skillDirsOf } from './skillPaths';
 
 /**
  * The plan of a rollback, for the lifecycle's commit path (skillLifecycle.ts `rollbackEntry`):
@@ -21,6 +22,12 @@ export async function planRollbackChange(
     return { success: false, error: (error as Error).message };
   }
   const touched = [...new Set([...plan.writes.keys(), ...plan.deletes])];
+  // Real folders, never guessed from folder names: the SKILL.md paths the change touches and
+  // where the catalogue has the skill now (skillPaths.ts).
+  const dirs = skillDirsOf(
+    [...touched, ...target.before.map((v) => v.path), ...target.after.map((v) => v.path)],
+    engine.catalog.findByName(target.skill).map((entry) => entry.dir),
+  );
   const current: SkillFiles = new Map();
   for (const path of touched) {
     const bytes = await engine.files.read(path);
@@ -29,7 +36,7 @@ export async function planRollbackChange(
   return {
     skill: target.skill,
     action: 'rollback',
-    dir: skillDirOf(touched[0] ?? ''),
+    dir: skillDirOfPath(touched[0] ?? '', dirs),
     files: {
       actor,
       label: `rollback ${target.id}`,
@@ -40,30 +47,35 @@ export async function planRollbackChange(
       rollbackOf: target.id,
     },
     settle: async () => {
-      await refreshCatalogFor(engine, touched);
+      await refreshCatalogFor(engine, touched, dirs);
       await syncUsageAfterRestore(engine, target.skill, touched);
     },
     result: null,
   };
 }
 
-/** The skill directory of a path inside it (`skills/a/b/references/x.md` → `skills/a/b`). */
+/**
+ * The skill directory of a path inside it, guessed from the support folders. Only for paths no
+ * known folder claims; `skillDirOfPath` (skillPaths.ts) with the real folders is the answer.
+ */
 export function skillDirOf(path: string): string {
-  const parts = path.split('/');
-  const support = parts.findIndex((p, i) => i > 1 && ['references', 'templates', 'scripts', 'assets', 'evals', 'SKILL.md'].includes(p));
-  return parts.slice(0, support > 0 ? support : parts.length - 1).join('/');
+  return guessSkillDir(path);
 }
 
 /** Re-reads SKILL.md of every directory a change touched and updates the catalogue. */
-export async function refreshCatalogFor(engine: SkillEngine, paths: string[]): Promise<void> {
-  const dirs = new Set(paths.map(skillDirOf));
+export async function refreshCatalogFor(engine: SkillEngine, paths: string[], knownDirs: string[] = skillDirsOf(paths)): Promise<void> {
+  // Every folder a path belongs to, and every folder whose SKILL.md the change touched (a
+  // nested skill's too: it is its own catalogue entry).
+  const dirs = new Set([...paths.map((path) => skillDirOfPath(path, knownDirs)), ...skillDirsOf(paths)]);
   for (const dir of dirs) {
     if (dir.startsWith('skills/.archive')) continue;
     const text = await engine.files.readText(`${dir}/SKILL.md`);
     if (text === null) {
       await engine.catalog.remove(dir);
-      // Drop what a removed skill leaves behind (support files, an empty category).
-      if ((await engine.files.walk(dir)).length) await engine.files.deleteTree(dir);
+      // Drop what a removed skill leaves behind (support files, an empty category), unless a
+      // nested skill still lives inside it.
+      const holdsSkill = engine.catalog.entries().some((entry) => entry.dir.startsWith(`${dir}/`));
+      if (!holdsSkill && (await engine.files.walk(dir)).length) await engine.files.deleteTree(dir);
     } else {
       await engine.catalog.upsert(dir, text);
     }

@@ -1,6 +1,7 @@
 import type { FileStore } from '../storage/fileStore';
 import { baseName, splitPath } from '../storage/fileStore';
 import { readSkillMeta, type SkillConditions } from './skillDocument';
+import { CancelledError, throttledProgress, throwIfCancelled, type LongTaskOptions } from '../storage/progress';
 
 /**
  * The in-memory catalogue of every skill in `skills/`: where it lives and what its frontmatter
@@ -150,31 +151,73 @@ export async function scanSkills(files: FileStore, root = SKILLS_ROOT): Promise<
   return (await scanLibrary(files, root)).skills;
 }
 
-export async function scanLibrary(files: FileStore, root = SKILLS_ROOT): Promise<LibraryScan> {
+/**
+ * The scan itself: a pool of at most `SCAN_PARALLELISM` directory visits in flight, each
+ * listing its folder and then reading only the files the listing shows (SKILL.md, or a
+ * category's DESCRIPTION.md), so no read misses and no level waits for its slowest folder.
+ * Progress counts folders visited of folders found so far; a cancel takes effect before the
+ * next folder is visited, with nothing changed (docs/storage.md "Rescan").
+ */
+export async function scanLibrary(
+  files: FileStore,
+  root = SKILLS_ROOT,
+  options: LongTaskOptions & { onSkill?: (dir: string, text: string) => void } = {},
+): Promise<LibraryScan> {
   const found: { dir: string; text: string }[] = [];
   const categoryDescriptions = new Map<string, string>();
-  let frontier = [root];
-  while (frontier.length) {
-    const visited = await mapBounded(frontier, SCAN_PARALLELISM, async (dir) => {
-      // The listing (for nested skills and sub-folders) and SKILL.md in one round trip.
-      const [text, entries] = await Promise.all([dir === root ? null : files.readText(`${dir}/SKILL.md`), files.list(dir)]);
-      const hasDescription = dir !== root && text === null && entries.some((e) => e.kind === 'file' && e.name === CATEGORY_DESCRIPTION_FILE);
-      const description = hasDescription ? await files.readText(`${dir}/${CATEGORY_DESCRIPTION_FILE}`) : null;
-      return { dir, text, description, entries };
-    });
-    const nextFrontier: string[] = [];
-    for (const { dir, text, description, entries } of visited) {
-      if (text !== null) found.push({ dir, text });
+  const report = throttledProgress(options.onProgress);
+  const queue = [root];
+  let visited = 0;
+  let discovered = 1;
+  const visit = async (dir: string) => {
+    const entries = await files.list(dir);
+    const has = (name: string) => entries.some((e) => e.kind === 'file' && e.name === name);
+    const text = dir !== root && has('SKILL.md') ? await files.readText(`${dir}/SKILL.md`) : null;
+    if (text !== null) {
+      found.push({ dir, text });
+      // Parsing here, while the other visits wait on OPFS, overlaps the CPU with the reads.
+      options.onSkill?.(dir, text);
+    } else if (dir !== root && has(CATEGORY_DESCRIPTION_FILE)) {
+      const description = await files.readText(`${dir}/${CATEGORY_DESCRIPTION_FILE}`);
       const shown = description === null ? '' : categoryDescriptionOf(description);
       if (shown) categoryDescriptions.set(dir.slice(root.length + 1), shown);
-      for (const entry of entries) {
-        if (entry.kind !== 'directory' || !isSearchableDir(entry.name)) continue;
-        if (text !== null && SKILL_FILE_DIRS.has(entry.name)) continue;
-        nextFrontier.push(`${dir}/${entry.name}`);
-      }
     }
-    frontier = nextFrontier;
-  }
+    for (const entry of entries) {
+      if (entry.kind !== 'directory' || !isSearchableDir(entry.name)) continue;
+      if (text !== null && SKILL_FILE_DIRS.has(entry.name)) continue;
+      queue.push(`${dir}/${entry.name}`);
+      discovered += 1;
+    }
+    visited += 1;
+    report({ phase: 'Reading skills', done: visited, total: discovered, item: dir });
+  };
+  await new Promise<void>((resolve, reject) => {
+    let active = 0;
+    let failed = false;
+    const pump = () => {
+      if (failed) return;
+      if (options.signal?.aborted && active === 0) {
+        failed = true;
+        reject(new CancelledError('The rescan'));
+        return;
+      }
+      while (!options.signal?.aborted && active < SCAN_PARALLELISM && queue.length) {
+        active += 1;
+        visit(queue.pop()!).then(
+          () => {
+            active -= 1;
+            if (active === 0 && queue.length === 0 && !options.signal?.aborted) resolve();
+            else pump();
+          },
+          (error: unknown) => {
+            failed = true;
+            reject(error);
+          },
+        );
+      }
+    };
+    pump();
+  });
   found.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
   return { skills: found, categoryDescriptions };
 }
@@ -224,10 +267,16 @@ export class SkillCatalog {
     return 'rescan';
   }
 
-  /** Reads every SKILL.md in parallel and replaces the catalogue and the snapshot. */
-  async rescan(): Promise<void> {
-    const scan = await scanLibrary(this.files);
-    const entries = scan.skills.map(({ dir, text }) => entryFromSkillMd(dir, text));
+  /**
+   * Reads every SKILL.md in parallel and replaces the catalogue and the snapshot. Cancelling
+   * (`options.signal`) stops it before anything is replaced: the catalogue stays as it was.
+   */
+  async rescan(options: LongTaskOptions = {}): Promise<void> {
+    const parsed = new Map<string, CatalogEntry>();
+    const scan = await scanLibrary(this.files, SKILLS_ROOT, { ...options, onSkill: (dir, text) => parsed.set(dir, entryFromSkillMd(dir, text)) });
+    throwIfCancelled(options.signal, 'The rescan');
+    options.onProgress?.({ phase: 'Saving the skill index', done: scan.skills.length, total: scan.skills.length });
+    const entries = scan.skills.map(({ dir }) => parsed.get(dir)!);
     this.descriptions = scan.categoryDescriptions;
     this.byDir = new Map(entries.map((entry) => [entry.dir, entry]));
     this.generation += 1;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { categoryDescriptionOf, scanLibrary, skillPlace } from '../../src/skills/skillCatalog';
+import { SkillCatalog, categoryDescriptionOf, scanLibrary, skillPlace } from '../../src/skills/skillCatalog';
+import { CancelledError, type Progress } from '../../src/storage/progress';
 import { MemoryFileStore } from '../../src/storage/memoryFileStore';
 import { splitPath } from '../../src/storage/fileStore';
 
@@ -38,5 +39,49 @@ describe('library scan (nested skills, category descriptions)', () => {
     expect(categoryDescriptionOf('---\ndescription: From frontmatter.\n---\n\nBody.\n')).toBe('From frontmatter.');
     expect(categoryDescriptionOf('# Title\n\nFirst  real\nparagraph.\n\nNext.\n')).toBe('First real paragraph.');
     expect(categoryDescriptionOf('')).toBe('');
+  });
+});
+
+describe('rescan progress and cancel', () => {
+  const md = (name: string) => `---\nname: ${name}\ndescription: Use for ${name}.\n---\n\nbody\n`;
+
+  async function library(count: number): Promise<MemoryFileStore> {
+    const files = new MemoryFileStore();
+    for (let i = 0; i < count; i++) await files.write(`skills/c${i % 3}/s${i}/SKILL.md`, md(`s${i}`));
+    return files;
+  }
+
+  it('reports folders read of folders found, ending with every folder read', async () => {
+    const files = await library(12);
+    const seen: Progress[] = [];
+    const catalog = new SkillCatalog(files);
+    // Throttled to one report per 50 ms: the first, phase changes and the final count get through.
+    await catalog.rescan({ onProgress: (progress) => seen.push(progress) });
+    expect(catalog.size).toBe(12);
+    const reading = seen.filter((p) => p.phase === 'Reading skills');
+    expect(reading.length).toBeGreaterThan(0);
+    expect(reading.at(-1)).toMatchObject({ done: 16, total: 16 }); // root, 3 categories, 12 skills
+    expect(seen.at(-1)).toMatchObject({ phase: 'Saving the skill index', done: 12, total: 12 });
+  });
+
+  it('a cancelled rescan throws CancelledError and leaves the catalogue as it was', async () => {
+    const files = await library(6);
+    const catalog = new SkillCatalog(files);
+    await catalog.rescan();
+    await files.write('skills/c0/new-one/SKILL.md', md('new-one'));
+    const controller = new AbortController();
+    const run = catalog.rescan({ signal: controller.signal, onProgress: () => controller.abort() });
+    await expect(run).rejects.toBeInstanceOf(CancelledError);
+    expect(catalog.size).toBe(6);
+    expect(catalog.findByName('new-one')).toEqual([]);
+  });
+
+  it('an already aborted signal reads nothing', async () => {
+    const files = await library(3);
+    const catalog = new SkillCatalog(files);
+    const controller = new AbortController();
+    controller.abort();
+    await expect(catalog.rescan({ signal: controller.signal })).rejects.toBeInstanceOf(CancelledError);
+    expect(catalog.size).toBe(0);
   });
 });

@@ -4,7 +4,7 @@
  * skillManage.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { PREPARE_BY_ACTION, SKILL_ACTIONS, absorbedInto } from '../../src/skills/tools/skillManagePrepare';
+import { PREPARE_BY_ACTION, SKILL_ACTIONS, absorbedInto, lookupSkill } from '../../src/skills/tools/skillManagePrepare';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
 
 async function engineWithSkill() {
@@ -75,5 +75,63 @@ describe('absorbedInto', () => {
     expect(absorbedInto({ absorbed_into: '  umbrella ' })).toBe('umbrella');
     expect(absorbedInto({ absorbed_into: 3 })).toBe('');
     expect(absorbedInto({})).toBe('');
+  });
+});
+
+/** Writes a skill whose folder is `dir` and whose frontmatter says `name`, as an import would. */
+async function placeSkill(t: ReturnType<typeof createTestEngine>, dir: string, name: string) {
+  const text = skillContent(name);
+  await t.files.write(`${dir}/SKILL.md`, text);
+  await t.engine.catalog.upsert(dir, text);
+}
+
+describe('lookupSkill', () => {
+  it('finds a skill by its frontmatter name as well as by its folder name', async () => {
+    const t = createTestEngine();
+    await placeSkill(t, 'skills/tools/pdf-folder', 'PDF Tools');
+    expect(lookupSkill(t.engine, 'pdf-folder')).toMatchObject({ kind: 'found', entry: { dir: 'skills/tools/pdf-folder' } });
+    expect(lookupSkill(t.engine, 'PDF Tools')).toMatchObject({ kind: 'found', entry: { dir: 'skills/tools/pdf-folder' } });
+    expect(lookupSkill(t.engine, 'tools/pdf-folder')).toMatchObject({ kind: 'found', entry: { dir: 'skills/tools/pdf-folder' } });
+    expect(lookupSkill(t.engine, 'nothing-here')).toEqual({ kind: 'missing' });
+  });
+
+  it('reports every candidate of an ambiguous name', async () => {
+    const t = createTestEngine();
+    await placeSkill(t, 'skills/a/shared', 'shared');
+    await placeSkill(t, 'skills/b/shared', 'shared');
+    const found = lookupSkill(t.engine, 'shared');
+    expect(found.kind).toBe('ambiguous');
+    expect(found.kind === 'ambiguous' && found.candidates.map((c) => c.dir).sort()).toEqual(['skills/a/shared', 'skills/b/shared']);
+  });
+});
+
+describe('skill_manage by frontmatter name', () => {
+  it('patches a skill named by its frontmatter name, under its folder', async () => {
+    const t = createTestEngine();
+    await placeSkill(t, 'skills/tools/pdf-folder', 'pdf-tools');
+    const result = await t.manage({ action: 'patch', name: 'pdf-tools', old_string: 'Do the thing', new_string: 'Do it well' });
+    expect(result.success).toBe(true);
+    expect(await t.files.readText('skills/tools/pdf-folder/SKILL.md')).toContain('Do it well');
+  });
+
+  it('refuses an ambiguous name and lists the candidates with their categories', async () => {
+    const t = createTestEngine();
+    await placeSkill(t, 'skills/a/one', 'twin');
+    await placeSkill(t, 'skills/b/two', 'twin');
+    const result = await t.manage({ action: 'write_file', name: 'twin', file_path: 'references/x.md', file_content: 'x\n' });
+    expect(result).toMatchObject({ success: false });
+    expect((result as { candidates?: unknown }).candidates).toEqual([
+      { name: 'a/one', category: 'a', frontmatter_name: 'twin' },
+      { name: 'b/two', category: 'b', frontmatter_name: 'twin' },
+    ]);
+    expect(await t.files.exists('skills/a/one/references/x.md')).toBe(false);
+    expect(await t.files.exists('skills/b/two/references/x.md')).toBe(false);
+  });
+
+  it('still creates a new folder when only a frontmatter name elsewhere matches', async () => {
+    const t = createTestEngine();
+    await placeSkill(t, 'skills/tools/pdf-folder', 'pdf-tools');
+    expect((await t.manage({ action: 'create', name: 'pdf-tools', content: skillContent('pdf-tools') })).success).toBe(true);
+    expect(await t.files.exists('skills/pdf-tools/SKILL.md')).toBe(true);
   });
 });

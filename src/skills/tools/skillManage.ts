@@ -13,6 +13,7 @@ import {
   SKILL_ACTIONS,
   absorbedInto,
   describe,
+  lookupSkill,
   str,
   type Prepared,
   type PreparedWrite,
@@ -59,8 +60,10 @@ function unifiedDiff(path: string, before: string | null, after: string | null):
 export class SkillManageTool {
   constructor(private readonly engine: SkillEngine) {}
 
+  /** The folder name of the skill `name` means (its frontmatter name or path works too). */
   private lookup(name: string): CatalogEntry | undefined {
-    return this.engine.catalog.findByName(name)[0];
+    const found = lookupSkill(this.engine, name);
+    return found.kind === 'found' ? found.entry : undefined;
   }
 
   async run(args: SkillManageArgs, context: WriteContext): Promise<ToolOutcome> {
@@ -72,19 +75,19 @@ export class SkillManageTool {
     if (!name) return fail("name is required: pass the skill's directory name.");
 
     // 1. Review preflight: ownership before anything else (Hermes dispatcher order).
-    if (isReview(context) && action !== 'create') {
-      const existing = this.lookup(name);
-      if (existing) {
-        const refusal = await reviewOwnershipRefusal(this.engine, action, name);
-        if (refusal) return fail(refusal);
-      }
+    // Usage records and locks are keyed by folder name; `name` may be the frontmatter name.
+    const existing = action === 'create' ? undefined : this.lookup(name);
+    const folderName = existing?.name ?? name;
+    if (isReview(context) && existing) {
+      const refusal = await reviewOwnershipRefusal(this.engine, action, folderName);
+      if (refusal) return fail(refusal);
     }
 
     // 2. Argument presence (Knack validates before staging, so nothing invalid is ever staged).
     const presence = this.presenceError(action as SkillAction, args);
     if (presence) return fail(presence);
 
-    return withSkillLock(this.engine, name, (lock) => this.runLocked(action as SkillAction, name, args, context, lock));
+    return withSkillLock(this.engine, folderName, (lock) => this.runLocked(action as SkillAction, name, args, context, lock));
   }
 
   private presenceError(action: SkillAction, args: SkillManageArgs): string | null {

@@ -63,8 +63,38 @@ export interface PrepareRequest {
   context: WriteContext;
 }
 
-function lookup(engine: SkillEngine, name: string): CatalogEntry | undefined {
-  return engine.catalog.findByName(name)[0];
+/**
+ * The skill a `name` argument means, the way `skill_view` finds it (`catalog.resolve`): its
+ * folder name, else its frontmatter `name`, else a `category/name` path. More than one match
+ * is `ambiguous`: the caller lists them rather than guessing (docs/skill-tools.md).
+ */
+export type SkillLookup = { kind: 'found'; entry: CatalogEntry } | { kind: 'missing' } | { kind: 'ambiguous'; candidates: CatalogEntry[] };
+
+export function lookupSkill(engine: SkillEngine, name: string): SkillLookup {
+  const candidates = engine.catalog.resolve(name);
+  if (candidates.length === 1) return { kind: 'found', entry: candidates[0]! };
+  if (candidates.length === 0) return { kind: 'missing' };
+  return { kind: 'ambiguous', candidates };
+}
+
+/** The failure for a name that matches several skills: each with its path and category. */
+export function ambiguousFailure(name: string, candidates: CatalogEntry[]): ToolFailure {
+  return fail(`Ambiguous skill name '${name}': ${candidates.length} skills match. Refusing to guess which one you mean.`, {
+    candidates: candidates.map((c) => ({ name: c.dir.slice(SKILLS_ROOT.length + 1), category: c.category, frontmatter_name: c.frontmatterName })),
+    hint: "Pass the full relative path as name, e.g. name='<category>/<name>'.",
+  });
+}
+
+/** The one skill `name` means, or the failure to return (not found, or ambiguous). */
+function existingSkill(engine: SkillEngine, name: string, notFoundSuffix = ''): CatalogEntry | ToolFailure {
+  const found = lookupSkill(engine, name);
+  if (found.kind === 'found') return found.entry;
+  if (found.kind === 'ambiguous') return ambiguousFailure(name, found.candidates);
+  return fail(notFound(name, notFoundSuffix));
+}
+
+function isFailure(value: CatalogEntry | ToolFailure): value is ToolFailure {
+  return 'success' in value;
 }
 
 function notFound(name: string, suffix = ''): string {
@@ -130,7 +160,8 @@ function prepareCreate({ engine, name, args }: PrepareRequest): Prepared {
   const error =
     validateName(name) ?? validateCategory(category) ?? validateFrontmatter(content, { forCreate: true }) ?? validateContentSize(content, 'SKILL.md');
   if (error) return fail(error);
-  const existing = lookup(engine, name);
+  // A new folder: only a folder of that name is a clash (a frontmatter name elsewhere is not).
+  const existing = engine.catalog.findByName(name)[0];
   if (existing) return fail(`A skill named '${name}' already exists at ${existing.dir}. Use patch or edit to change it, or pick another name.`);
   const categoryName = typeof category === 'string' && category.trim() ? category.trim() : null;
   const dir = categoryName ? `${SKILLS_ROOT}/${categoryName}/${name}` : `${SKILLS_ROOT}/${name}`;
@@ -158,8 +189,8 @@ function prepareEdit({ engine, name, args, context }: PrepareRequest): Prepared 
   const content = str(args.content)!;
   const error = validateFrontmatter(content) ?? validateContentSize(content, 'SKILL.md');
   if (error) return fail(error);
-  const entry = lookup(engine, name);
-  if (!entry) return fail(notFound(name));
+  const entry = existingSkill(engine, name);
+  if (isFailure(entry)) return entry;
   const target = `${entry.dir}/SKILL.md`;
   const refusal = readBeforeWriteRefusal(context, 'edit', name, target, 'SKILL.md');
   if (refusal) return refusal;
@@ -188,8 +219,8 @@ function patchTarget(entry: CatalogEntry, filePath: string | undefined): { targe
 async function preparePatch({ engine, name, args, context }: PrepareRequest): Promise<Prepared> {
   const oldString = str(args.old_string)!;
   const newString = str(args.new_string)!;
-  const entry = lookup(engine, name);
-  if (!entry) return fail(notFound(name));
+  const entry = existingSkill(engine, name);
+  if (isFailure(entry)) return entry;
   const where = patchTarget(entry, str(args.file_path));
   if ('success' in where) return where;
   const { target, label } = where;
@@ -231,8 +262,8 @@ async function prepareWriteFile({ engine, name, args, context }: PrepareRequest)
   const fileContent = str(args.file_content)!;
   const error = validateFilePath(filePath) ?? validateFileBytes(fileContent) ?? validateContentSize(fileContent, filePath);
   if (error) return fail(error);
-  const entry = lookup(engine, name);
-  if (!entry) return fail(notFound(name, " Create it first with action='create'."));
+  const entry = existingSkill(engine, name, " Create it first with action='create'.");
+  if (isFailure(entry)) return entry;
   const resolved = resolveTarget(entry, filePath);
   if ('error' in resolved) return fail(resolved.error);
   if (await engine.files.exists(resolved.path)) {
@@ -248,8 +279,8 @@ async function prepareRemoveFile({ engine, name, args, context }: PrepareRequest
   const filePath = str(args.file_path)!;
   const error = validateFilePath(filePath);
   if (error) return fail(error);
-  const entry = lookup(engine, name);
-  if (!entry) return fail(notFound(name));
+  const entry = existingSkill(engine, name);
+  if (isFailure(entry)) return entry;
   const resolved = resolveTarget(entry, filePath);
   if ('error' in resolved) return fail(resolved.error);
   if (resolved.path === `${entry.dir}/SKILL.md`) {
@@ -280,8 +311,8 @@ async function isPinned(engine: SkillEngine, name: string): Promise<boolean> {
 }
 
 async function prepareDelete({ engine, name, args, context }: PrepareRequest): Promise<Prepared> {
-  const entry = lookup(engine, name);
-  if (!entry) return fail(notFound(name));
+  const entry = existingSkill(engine, name);
+  if (isFailure(entry)) return entry;
   const absorbed = absorbedInto(args);
   if (isReview(context) && !absorbed) {
     return fail(
@@ -290,14 +321,14 @@ async function prepareDelete({ engine, name, args, context }: PrepareRequest): P
       { _fail_closed: true },
     );
   }
-  if (await isPinned(engine, name)) {
+  if (await isPinned(engine, entry.name)) {
     return fail(
       `Skill '${name}' is pinned and cannot be deleted. Unpin it in the Skills view first (pin ${name} → unpin). Patches and edits are allowed on pinned skills.`,
     );
   }
   if (absorbed) {
-    if (absorbed === name) return fail(`absorbed_into='${absorbed}' cannot equal the skill being deleted.`);
-    if (!lookup(engine, absorbed)) {
+    if (absorbed === name || absorbed === entry.name) return fail(`absorbed_into='${absorbed}' cannot equal the skill being deleted.`);
+    if (lookupSkill(engine, absorbed).kind === 'missing') {
       return fail(`absorbed_into='${absorbed}' does not exist. Create or patch the umbrella skill first, then retry the delete.`);
     }
   }

@@ -5,7 +5,7 @@
  */
 import { diffLines } from 'diff';
 import type { LedgerEntry } from '../../skills/ledger';
-import { skillDirOf } from '../../skills/rollback';
+import { relativeToSkill, skillDirsOf } from '../../skills/skillPaths';
 
 export type DiffLine =
   | { kind: 'added' | 'removed' | 'same'; text: string }
@@ -60,19 +60,28 @@ export function diffText(before: string, after: string, context = DIFF_CONTEXT):
   return folded;
 }
 
-/** `skills/git/commit-style/references/a.md` → `references/a.md`. */
-export function pathInSkill(path: string): string {
-  const dir = skillDirOf(path);
-  return dir && path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : path;
+/**
+ * `skills/git/commit-style/references/a.md` → `references/a.md`, relative to the real skill
+ * folder: one of `dirs` (skillPaths.ts), guessed only when none holds the path.
+ */
+export function pathInSkill(path: string, dirs: readonly string[] = skillDirsOf([path])): string {
+  return relativeToSkill(path, dirs);
 }
 
 /**
  * Builds the diffs of one entry. `text(hash)` returns a blob's text, or null when the blob is
- * gone. Paths are shown relative to the skill folder; moves into `.archive` pair up there.
+ * gone. Paths are shown relative to the skill folder: the folders of the SKILL.md files the
+ * entry touched and `knownDirs` (where the skill lives now), so `agents/openai.yaml` keeps
+ * its folder and moves into `.archive` pair up.
  */
-export async function diffEntry(entry: LedgerEntry, text: (hash: string) => Promise<string | null>): Promise<PathDiff[]> {
-  const before = new Map(entry.before.map((v) => [pathInSkill(v.path), v.hash]));
-  const after = new Map(entry.after.map((v) => [pathInSkill(v.path), v.hash]));
+export async function diffEntry(
+  entry: LedgerEntry,
+  text: (hash: string) => Promise<string | null>,
+  knownDirs: readonly string[] = [],
+): Promise<PathDiff[]> {
+  const dirs = skillDirsOf([...entry.before, ...entry.after].map((v) => v.path), knownDirs);
+  const before = new Map(entry.before.map((v) => [pathInSkill(v.path, dirs), v.hash]));
+  const after = new Map(entry.after.map((v) => [pathInSkill(v.path, dirs), v.hash]));
   const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
   const diffs: PathDiff[] = [];
   for (const path of paths) {

@@ -86,52 +86,97 @@ function labelFields(record: UsageRecord | null): Pick<SkillRow, 'verificationSt
   };
 }
 
+/** The row of a catalogued skill. */
+function liveRow(entry: CatalogEntry, record: UsageRecord | null): SkillRow {
+  return {
+    name: entry.name,
+    dir: entry.dir,
+    category: entry.category,
+    description: entry.description,
+    tags: entry.tags,
+    owner: ownerOf(record),
+    // A live skill is never "archived", whatever a stale record says.
+    state: record && record.state !== 'archived' ? record.state : 'active',
+    verification: record?.verification ?? 'unmeasured',
+    ...labelFields(record),
+    pinned: record?.pinned ?? false,
+    live: true,
+    ...(entry.parseError ? { parseError: entry.parseError } : {}),
+  };
+}
+
+/** The row of an archived skill: it is out of the catalogue, so its usage record is all there is. */
+function archivedRow(record: UsageRecord): SkillRow {
+  return {
+    name: record.name,
+    dir: `skills/.archive/${record.name}`,
+    category: null,
+    description: '',
+    tags: [],
+    owner: ownerOf(record),
+    state: 'archived',
+    verification: record.verification,
+    ...labelFields(record),
+    pinned: record.pinned,
+    live: false,
+  };
+}
+
+const byName = (a: SkillRow, b: SkillRow) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
 /** Joins the catalogue with usage records; archived skills come from their usage record alone. */
 export function buildRows(entries: CatalogEntry[], records: UsageRecord[]): SkillRow[] {
-  const byName = new Map(records.map((record) => [record.name, record]));
-  const rows: SkillRow[] = entries.map((entry) => {
-    const record = byName.get(entry.name) ?? null;
-    return {
-      name: entry.name,
-      dir: entry.dir,
-      category: entry.category,
-      description: entry.description,
-      tags: entry.tags,
-      owner: ownerOf(record),
-      // A live skill is never "archived", whatever a stale record says.
-      state: record && record.state !== 'archived' ? record.state : 'active',
-      verification: record?.verification ?? 'unmeasured',
-      ...labelFields(record),
-      pinned: record?.pinned ?? false,
-      live: true,
-      ...(entry.parseError ? { parseError: entry.parseError } : {}),
-    };
-  });
+  const recordByName = new Map(records.map((record) => [record.name, record]));
+  const rows: SkillRow[] = entries.map((entry) => liveRow(entry, recordByName.get(entry.name) ?? null));
   const liveNames = new Set(entries.map((entry) => entry.name));
   for (const record of records) {
     if (record.state !== 'archived' || liveNames.has(record.name)) continue;
-    rows.push({
-      name: record.name,
-      dir: `skills/.archive/${record.name}`,
-      category: null,
-      description: '',
-      tags: [],
-      owner: ownerOf(record),
-      state: 'archived',
-      verification: record.verification,
-      ...labelFields(record),
-      pinned: record.pinned,
-      live: false,
-    });
+    rows.push(archivedRow(record));
   }
-  return rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return rows.sort(byName);
+}
+
+/**
+ * The rows with those of one skill name replaced: `entries` are the catalogue entries of that
+ * name now, `record` its usage record. What a change of one skill costs the view: one pass
+ * over the rows, no re-read of every usage record (docs/skill-tools.md "The Skills view at
+ * scale"). Returns a new array; the result is what `buildRows` would give.
+ */
+export function replaceRowsOf(rows: readonly SkillRow[], name: string, entries: CatalogEntry[], record: UsageRecord | null): SkillRow[] {
+  const fresh = entries.map((entry) => liveRow(entry, record));
+  if (fresh.length === 0 && record?.state === 'archived') fresh.push(archivedRow(record));
+  const kept = rows.filter((row) => row.name !== name);
+  // Rows are sorted by name: the new ones go where the first later name starts.
+  let low = 0;
+  let high = kept.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (kept[mid]!.name < name) low = mid + 1;
+    else high = mid;
+  }
+  kept.splice(low, 0, ...fresh);
+  return kept;
 }
 
 /** Every whitespace-separated term must appear in the name, the description or a tag. */
 export function matchesQuery(row: SkillRow, query: string): boolean {
-  const terms = query.toLowerCase().split(/\s+/).filter(Boolean);
+  return matchesTerms(row, queryTerms(query));
+}
+
+function queryTerms(query: string): string[] {
+  return query.toLowerCase().split(/\s+/).filter(Boolean);
+}
+
+/** Lower-cased search text per row, built once: rows are replaced, never changed in place. */
+const haystacks = new WeakMap<SkillRow, string>();
+
+function matchesTerms(row: SkillRow, terms: string[]): boolean {
   if (terms.length === 0) return true;
-  const haystack = [row.name, row.description, ...row.tags].join('\n').toLowerCase();
+  let haystack = haystacks.get(row);
+  if (haystack === undefined) {
+    haystack = [row.name, row.description, ...row.tags].join('\n').toLowerCase();
+    haystacks.set(row, haystack);
+  }
   return terms.every((term) => haystack.includes(term));
 }
 
@@ -147,15 +192,41 @@ function matchesField(row: SkillRow, key: FilterKey, value: string): boolean {
     case 'state':
       return row.state === value;
     case 'verification':
-      return verificationGroup(row) === value;
+      return rowGroup(row) === value;
   }
 }
 
+const FILTER_KEYS: FilterKey[] = ['category', 'owner', 'state', 'verification'];
+
 export function filterRows(rows: SkillRow[], filters: SkillFilters, except?: FilterKey): SkillRow[] {
-  const keys: FilterKey[] = ['category', 'owner', 'state', 'verification'];
-  return rows.filter(
-    (row) => matchesQuery(row, filters.query) && keys.every((key) => key === except || matchesField(row, key, filters[key])),
-  );
+  const terms = queryTerms(filters.query);
+  return rows.filter((row) => matchesTerms(row, terms) && FILTER_KEYS.every((key) => key === except || matchesField(row, key, filters[key])));
+}
+
+/** The value a row has for a filter (what picking that option matches). */
+function fieldValue(row: SkillRow, key: FilterKey): string {
+  switch (key) {
+    case 'category':
+      return row.category ?? NO_CATEGORY;
+    case 'owner':
+      return row.owner;
+    case 'state':
+      return row.state;
+    case 'verification':
+      return rowGroup(row);
+  }
+}
+
+/** The verification group per row, computed once: every list update counts every row. */
+const groups = new WeakMap<SkillRow, VerificationGroup>();
+
+function rowGroup(row: SkillRow): VerificationGroup {
+  let group = groups.get(row);
+  if (group === undefined) {
+    group = verificationGroup(row);
+    groups.set(row, group);
+  }
+  return group;
 }
 
 export interface FilterOption {
@@ -182,10 +253,27 @@ export const verificationLabel = (input: VerificationInput): string => VERIFICAT
  * number always says how many skills picking that option would show.
  */
 export function filterOptions(rows: SkillRow[], filters: SkillFilters): Record<FilterKey, FilterOption[]> {
-  const count = (key: FilterKey, value: string) => filterRows(rows, filters, key).filter((row) => matchesField(row, key, value)).length;
+  // One pass over the rows: a row counts for its own value of a key when it passes the query
+  // and every other key's filter (the same counts as filtering once per option, at 1,400 rows).
+  const terms = queryTerms(filters.query);
+  const totals = new Map<FilterKey, number>(FILTER_KEYS.map((key) => [key, 0]));
+  const counts = new Map<FilterKey, Map<string, number>>(FILTER_KEYS.map((key) => [key, new Map()]));
+  for (const row of rows) {
+    if (!matchesTerms(row, terms)) continue;
+    const values = FILTER_KEYS.map((key) => fieldValue(row, key));
+    const passes = FILTER_KEYS.map((key, i) => filters[key] === '' || values[i] === filters[key]);
+    const failing = passes.filter((pass) => !pass).length;
+    FILTER_KEYS.forEach((key, i) => {
+      if (failing > (passes[i] ? 0 : 1)) return; // another key's filter drops the row
+      totals.set(key, totals.get(key)! + 1);
+      const byValue = counts.get(key)!;
+      byValue.set(values[i]!, (byValue.get(values[i]!) ?? 0) + 1);
+    });
+  }
+  const count = (key: FilterKey, value: string) => counts.get(key)!.get(value) ?? 0;
   const categories = [...new Set(rows.map((row) => row.category).filter((c): c is string => c !== null))].sort();
   const withAll = (key: FilterKey, options: { value: string; label: string }[]): FilterOption[] => [
-    { value: '', label: 'All', count: filterRows(rows, filters, key).length },
+    { value: '', label: 'All', count: totals.get(key)! },
     ...options.map((option) => ({ ...option, count: count(key, option.value) })),
   ];
   return {

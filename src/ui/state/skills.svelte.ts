@@ -13,10 +13,15 @@ import { learning } from './learning.svelte';
 import { parseSkillFileLenient } from '../../skills/frontmatter';
 import type { UsageRecord } from '../../skills/usageStore';
 import { textDecoder } from '../../storage/fileStore';
-import { buildRows, emptyFilters, filterOptions, filterRows, isFiltering, type SkillFilters, type SkillRow } from './skillLibrary';
-import { describeEntry, diffEntry, newestFirst, pathInSkill, type HistoryItem } from './skillHistory';
+import { buildRows, emptyFilters, filterOptions, filterRows, isFiltering, replaceRowsOf, type SkillFilters, type SkillRow } from './skillLibrary';
+import { describeEntry, diffEntry, newestFirst, type HistoryItem } from './skillHistory';
+import { skillFileList } from '../../skills/skillPaths';
+import type { CatalogChange } from '../../skills/skillCatalog';
+import { isCancelled, type Progress } from '../../storage/progress';
+import type { StorageChange } from '../../storage/changes';
 
-export type SkillPanel = { kind: 'none' } | { kind: 'detail'; name: string } | { kind: 'create' } | { kind: 'edit'; name: string };
+/** `dir` picks one of several skills sharing a folder name (a nested skill's link passes it). */
+export type SkillPanel = { kind: 'none' } | { kind: 'detail'; name: string; dir?: string } | { kind: 'create' } | { kind: 'edit'; name: string };
 
 export interface SkillDetail {
   name: string;
@@ -28,8 +33,10 @@ export interface SkillDetail {
   frontmatter: [string, string][];
   body: string;
   parseError: string | null;
-  /** Paths relative to the skill folder. */
+  /** Real paths relative to the skill folder (skillPaths.ts); nested skills' files left out. */
   files: string[];
+  /** Nested skills inside this one, each its own skill: shown as links, not as files. */
+  nested: { path: string; name: string; dir: string }[];
   usage: UsageRecord | null;
   history: HistoryItem[];
 }
@@ -62,7 +69,8 @@ function splitSkill(text: string | null): Pick<SkillDetail, 'frontmatter' | 'bod
 class SkillsLibrary {
   status = $state<'loading' | 'ready' | 'error'>('loading');
   loadError = $state<string | null>(null);
-  rows = $state<SkillRow[]>([]);
+  /** Raw: rows are replaced, never changed in place, so 1,400 of them need no deep proxies. */
+  rows = $state.raw<SkillRow[]>([]);
   filters = $state<SkillFilters>(emptyFilters());
   panel = $state<SkillPanel>({ kind: 'none' });
   detail = $state<SkillDetail | null>(null);
@@ -77,6 +85,8 @@ class SkillsLibrary {
   /** The last curator dry run: what it would change, nothing changed. */
   dryRun = $state<CuratorActivity | null>(null);
   dryRunning = $state(false);
+  /** The running rescan's progress; null when none runs. */
+  rescanProgress = $state<Progress | null>(null);
 
   visible = $derived(filterRows(this.rows, this.filters));
   archived = $derived(this.rows.filter((row) => !row.live));
@@ -86,8 +96,14 @@ class SkillsLibrary {
   #services: SkillServices | null = null;
   #actions: SkillActions | null = null;
   #starting: Promise<SkillServices> | null = null;
-  #refreshQueued = false;
+  /** Names changed since the last update, or null when everything must be read again. */
+  #changed: Set<string> | null = new Set();
+  #updateQueued = false;
+  /** Updates run one after another, so an older one never overwrites a newer one's rows. */
+  #updating: Promise<void> = Promise.resolve();
   #detailToken = 0;
+  #rescanAbort: AbortController | null = null;
+  #publish: ((change: StorageChange) => void) | null = null;
 
   /** Loads the engine once and follows its changes for the rest of the session. */
   start = (): Promise<SkillServices> => {
@@ -97,10 +113,11 @@ class SkillsLibrary {
         const services = await app.skills();
         this.#services = services;
         this.#actions = new SkillActions(services.engine);
-        services.engine.catalog.onChange(() => this.#queueRefresh());
+        services.engine.catalog.onChange((change) => this.#catalogChanged(change));
+        this.#publish = (change) => app.changes.publish(change);
         app.changes.subscribe((change) => {
           // Usage and verdicts change without touching the catalogue (counters, the gate).
-          if (change.type === 'skill-changed' || change.type === 'verdict-changed') this.#queueRefresh();
+          if (change.type === 'skill-changed' || change.type === 'verdict-changed') this.#queueUpdate(change.name);
         });
         await this.refresh();
         this.status = 'ready';
@@ -114,22 +131,60 @@ class SkillsLibrary {
     return this.#starting;
   };
 
-  #queueRefresh(): void {
-    if (this.#refreshQueued) return;
-    this.#refreshQueued = true;
+  #catalogChanged(change: CatalogChange): void {
+    if (change.kind === 'reset') return this.#queueUpdate(null);
+    this.#queueUpdate(change.entry.name);
+    if (change.replaced && change.replaced.name !== change.entry.name) this.#queueUpdate(change.replaced.name);
+  }
+
+  /**
+   * Every change event carries the skill's name: only that skill's rows are rebuilt (its
+   * catalogue entries and its one usage record), so a change costs the same in a library of
+   * 1,400 as in an empty one. `null` (a rescan) reads everything again.
+   */
+  #queueUpdate(name: string | null): void {
+    if (name === null) this.#changed = null;
+    else this.#changed?.add(name);
+    if (this.#updateQueued) return;
+    this.#updateQueued = true;
     queueMicrotask(() => {
-      this.#refreshQueued = false;
-      void this.refresh();
+      this.#updateQueued = false;
+      const changed = this.#changed;
+      this.#changed = new Set();
+      this.#updating = this.#updating.then(() => (changed ? this.#updateNames([...changed]) : this.refresh())).catch((error: unknown) => {
+        console.warn('[knack] updating the skill list failed', error);
+      });
     });
   }
 
+  async #updateNames(names: string[]): Promise<void> {
+    const services = this.#services;
+    if (!services || names.length === 0) return;
+    const { catalog, usage } = services.engine;
+    const records = await Promise.all(names.map((name) => usage.find(name)));
+    let rows = this.rows;
+    names.forEach((name, i) => {
+      rows = replaceRowsOf(rows, name, catalog.findByName(name), records[i] ?? null);
+    });
+    this.rows = rows;
+    const panel = this.panel;
+    if (panel.kind === 'detail' && names.includes(panel.name)) await this.#loadDetail(panel.name, false, panel.dir);
+  }
+
+  /** Reads every row again: at start and after a rescan. */
   async refresh(): Promise<void> {
     const services = this.#services;
     if (!services) return;
     const records = await services.engine.usage.all();
     this.rows = buildRows(services.engine.catalog.entries(), records);
     const panel = this.panel;
-    if (panel.kind === 'detail') await this.#loadDetail(panel.name, false);
+    if (panel.kind === 'detail') await this.#loadDetail(panel.name, false, panel.dir);
+  }
+
+  /** After the user's own action on `name`: that skill's rows and, if open, its detail. */
+  async #refreshSkill(name: string): Promise<void> {
+    await this.#updating;
+    await this.#updateNames([name]);
   }
 
   setFilter = <K extends keyof SkillFilters>(key: K, value: SkillFilters[K]): void => {
@@ -140,11 +195,11 @@ class SkillsLibrary {
     this.filters = emptyFilters();
   };
 
-  select = async (name: string): Promise<void> => {
-    this.panel = { kind: 'detail', name };
+  select = async (name: string, dir?: string): Promise<void> => {
+    this.panel = dir ? { kind: 'detail', name, dir } : { kind: 'detail', name };
     this.openFile = null;
     this.actionError = null;
-    await this.#loadDetail(name, true);
+    await this.#loadDetail(name, true, dir);
   };
 
   closePanel = (): void => {
@@ -165,18 +220,24 @@ class SkillsLibrary {
     this.actionError = null;
   };
 
-  async #loadDetail(name: string, showLoading: boolean): Promise<void> {
+  /**
+   * Reads one skill only: its SKILL.md, a listing of its folder, its usage record and its
+   * ledger entries (with their diffs, read in parallel). Nothing here grows with the library.
+   */
+  async #loadDetail(name: string, showLoading: boolean, dir?: string): Promise<void> {
     const services = this.#services;
     if (!services) return;
     const token = ++this.#detailToken;
     if (showLoading) this.detailLoading = true;
     try {
       const { engine } = services;
-      const row = this.rows.find((candidate) => candidate.name === name) ?? null;
-      const dir = row?.dir ?? null;
+      // By folder when known (two skills can share a name); by name once that folder is gone
+      // (archived, restored elsewhere).
+      const row = (dir ? this.rows.find((candidate) => candidate.dir === dir) : undefined) ?? this.rows.find((candidate) => candidate.name === name) ?? null;
+      const skillDir = row?.dir ?? null;
       const [text, paths, usage, entries] = await Promise.all([
-        dir ? engine.files.readText(`${dir}/SKILL.md`) : Promise.resolve(null),
-        dir ? engine.files.walk(dir) : Promise.resolve([] as string[]),
+        skillDir ? engine.files.readText(`${skillDir}/SKILL.md`) : Promise.resolve(null),
+        skillDir ? engine.files.walk(skillDir) : Promise.resolve([] as string[]),
         engine.usage.find(name),
         engine.ledger.list(name),
       ]);
@@ -184,21 +245,31 @@ class SkillsLibrary {
         const bytes = await engine.ledger.blob(hash);
         return bytes ? textDecoder.decode(bytes) : null;
       };
-      const history: HistoryItem[] = [];
-      for (const entry of newestFirst(entries)) history.push({ entry, diffs: await diffEntry(entry, blobText) });
+      const knownDirs = skillDir ? [skillDir] : [];
+      const ordered = newestFirst(entries);
+      const diffs = await Promise.all(ordered.map((entry) => diffEntry(entry, blobText, knownDirs)));
+      const history: HistoryItem[] = ordered.map((entry, i) => ({ entry, diffs: diffs[i]! }));
       if (token !== this.#detailToken) return; // a newer load started meanwhile
-      this.detail = {
-        name,
-        row,
-        text,
-        ...splitSkill(text),
-        files: paths.map((path) => pathInSkill(path)).sort(),
-        usage,
-        history,
-      };
+      const list = skillDir ? this.#filesOf(skillDir, paths) : { files: [], nested: [] };
+      this.detail = { name, row, text, ...splitSkill(text), ...list, usage, history };
     } finally {
       if (token === this.#detailToken) this.detailLoading = false;
     }
+  }
+
+  /** The skill's own files, and its nested skills (catalogue entries inside its folder) as links. */
+  #filesOf(dir: string, paths: string[]): Pick<SkillDetail, 'files' | 'nested'> {
+    const catalog = this.#services!.engine.catalog;
+    const inside = paths.filter((path) => path.endsWith('/SKILL.md')).map((path) => path.slice(0, -'/SKILL.md'.length));
+    const skillDirs = inside.filter((candidate) => catalog.byDirectory(candidate));
+    const { files, nested } = skillFileList(dir, paths, skillDirs);
+    return {
+      files,
+      nested: nested.map((path) => {
+        const nestedDir = `${dir}/${path}`;
+        return { path, dir: nestedDir, name: catalog.byDirectory(nestedDir)?.name ?? path };
+      }),
+    };
   }
 
   showFile = async (path: string): Promise<void> => {
@@ -248,7 +319,7 @@ class SkillsLibrary {
       const result = await actions.save(mode, input);
       if (!result.ok) return result;
       this.notice = result.message;
-      await this.refresh();
+      await this.#refreshSkill(input.name);
       await this.select(input.name);
       return result;
     } finally {
@@ -261,7 +332,7 @@ class SkillsLibrary {
     const result = await actions.togglePin(name);
     if (result.ok) this.notice = result.message;
     else this.actionError = result.error;
-    await this.refresh();
+    await this.#refreshSkill(name);
   };
 
   requestDelete = (name: string): void => {
@@ -288,7 +359,7 @@ class SkillsLibrary {
         this.confirm = null;
         if (!result.ok) return;
         this.closePanel();
-        await this.refresh();
+        await this.#refreshSkill(name);
       },
     );
 
@@ -297,7 +368,7 @@ class SkillsLibrary {
     this.#act(
       (actions) => actions.archive(name),
       async (result) => {
-        if (result.ok) await this.refresh();
+        if (result.ok) await this.#refreshSkill(name);
       },
     );
 
@@ -306,10 +377,39 @@ class SkillsLibrary {
     this.#act(
       (actions) => actions.restore(name),
       async (result) => {
-        if (result.ok) await this.refresh();
+        if (result.ok) await this.#refreshSkill(name);
         else this.notice = `Could not restore ${name}: ${result.error}`;
       },
     );
+
+  /**
+   * Reads every skill folder again (files changed outside Knack, or the list looks wrong), with
+   * progress and Cancel. A cancelled rescan changes nothing; a finished one replaces the
+   * catalogue and tells the other tabs and the worker to reload it.
+   */
+  rescanLibrary = async (): Promise<void> => {
+    if (this.#rescanAbort) return;
+    const services = await this.start();
+    const controller = new AbortController();
+    this.#rescanAbort = controller;
+    this.rescanProgress = { phase: 'Reading skills', done: 0, total: 0 };
+    try {
+      await services.engine.catalog.rescan({ signal: controller.signal, onProgress: (progress) => (this.rescanProgress = progress) });
+      this.#publish?.({ type: 'skills-rescanned' });
+      this.actionError = null;
+      this.notice = `Rescanned the library: ${services.engine.catalog.size} skills.`;
+    } catch (error) {
+      if (isCancelled(error)) this.notice = 'Rescan cancelled; the library is as it was.';
+      else this.actionError = `The rescan failed: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      this.#rescanAbort = null;
+      this.rescanProgress = null;
+    }
+  };
+
+  cancelRescan = (): void => {
+    this.#rescanAbort?.abort();
+  };
 
   /** What the curator would do now (stale, archive, reactivate), without changing anything. */
   curatorDryRun = async (): Promise<void> => {
@@ -325,14 +425,16 @@ class SkillsLibrary {
     this.dryRun = null;
   };
 
-  rollback = (entryId: string): Promise<void> =>
-    this.#act(
+  rollback = (entryId: string): Promise<void> => {
+    const name = this.confirm?.kind === 'rollback' ? this.confirm.name : null;
+    return this.#act(
       (actions) => actions.rollback(entryId),
       async (result) => {
         this.confirm = null;
-        if (result.ok) await this.refresh();
+        if (result.ok) await (name ? this.#refreshSkill(name) : this.refresh());
       },
     );
+  };
 }
 
 export const skillsLibrary = new SkillsLibrary();

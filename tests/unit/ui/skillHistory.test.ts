@@ -77,6 +77,36 @@ describe('diffEntry', () => {
   });
 });
 
+describe('diffEntry keeps real paths', () => {
+  const text = async (hash: string) => ({ a: 'a\n', b: 'b\n' })[hash] ?? null;
+
+  it('a file outside the support folders keeps its folder, with the skill folder known', async () => {
+    const diffs = await diffEntry(
+      entry({ action: 'write_file', after: [{ path: 'skills/tools/pdf/agents/openai.yaml', hash: 'a' }] }),
+      text,
+      ['skills/tools/pdf'],
+    );
+    expect(diffs.map((d) => d.path)).toEqual(['agents/openai.yaml']);
+  });
+
+  it('same-named files and a nested skill’s SKILL.md stay apart in one change', async () => {
+    const diffs = await diffEntry(
+      entry({
+        action: 'import',
+        skill: 'pdf',
+        after: [
+          { path: 'skills/tools/pdf/SKILL.md', hash: 'a' },
+          { path: 'skills/tools/pdf/references/notes.md', hash: 'a' },
+          { path: 'skills/tools/pdf/templates/notes.md', hash: 'b' },
+          { path: 'skills/tools/pdf/forms/SKILL.md', hash: 'b' },
+        ],
+      }),
+      text,
+    );
+    expect(diffs.map((d) => d.path)).toEqual(['SKILL.md', 'forms/SKILL.md', 'references/notes.md', 'templates/notes.md']);
+  });
+});
+
 describe('history order and words', () => {
   it('newest first', () => {
     const list = [entry({ id: 'a', at: 1 }), entry({ id: 'c', at: 3 }), entry({ id: 'b', at: 2 })];

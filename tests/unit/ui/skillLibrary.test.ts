@@ -10,6 +10,7 @@ import {
   isFiltering,
   matchesQuery,
   ownerOf,
+  replaceRowsOf,
   verificationGroup,
   type SkillFilters,
 } from '../../../src/ui/state/skillLibrary';
@@ -147,5 +148,50 @@ describe('filterOptions counts', () => {
     const options = filterOptions(rows, emptyFilters());
     expect(options.category.map((o) => o.label)).toEqual(['All', 'data', 'devops', 'No category']);
     expect(options.category.find((o) => o.value === NO_CATEGORY)!.count).toBe(2);
+  });
+});
+
+describe('replaceRowsOf: one skill’s change, not the whole list', () => {
+  it('gives what buildRows gives after the change', () => {
+    const added = entryFromSkillMd('skills/aaa-first', md('aaa-first', 'Use first.'));
+    const changedRecords = [...records, record('aaa-first', { source: 'import' })];
+    const after = replaceRowsOf(rows, 'aaa-first', [added], changedRecords.at(-1)!);
+    expect(after).toEqual(buildRows([...entries, added], changedRecords));
+  });
+
+  it('drops the rows of a removed skill, and shows an archived one from its record', () => {
+    const withoutFly = replaceRowsOf(rows, 'deploy-fly', [], null);
+    expect(names(withoutFly)).not.toContain('deploy-fly');
+    const archived = replaceRowsOf(rows, 'deploy-fly', [], record('deploy-fly', { state: 'archived' }));
+    expect(archived.find((row) => row.name === 'deploy-fly')).toMatchObject({ live: false, state: 'archived' });
+    expect(names(archived)).toEqual([...names(archived)].sort());
+  });
+
+  it('keeps two skills of one folder name in different categories', () => {
+    const twins = [entryFromSkillMd('skills/a/twin', md('twin', 'A.')), entryFromSkillMd('skills/b/twin', md('twin', 'B.'))];
+    const after = replaceRowsOf(rows, 'twin', twins, null);
+    expect(after.filter((row) => row.name === 'twin').map((row) => row.dir)).toEqual(['skills/a/twin', 'skills/b/twin']);
+  });
+
+  it('leaves the rows it was given unchanged', () => {
+    const before = [...rows];
+    replaceRowsOf(rows, 'deploy-fly', [], null);
+    expect(rows).toEqual(before);
+  });
+});
+
+describe('filterOptions counts in one pass', () => {
+  it('match filtering once per option, for every combination of one active filter', () => {
+    const combos: Partial<SkillFilters>[] = [{}, { query: 'use' }, { category: 'devops' }, { owner: 'agent' }, { state: 'archived' }, { verification: 'verified' }, { category: NO_CATEGORY, query: 'commit' }];
+    for (const combo of combos) {
+      const active = filters(combo);
+      const options = filterOptions(rows, active);
+      for (const key of ['category', 'owner', 'state', 'verification'] as const) {
+        for (const option of options[key]) {
+          const expected = filterRows(rows, { ...active, [key]: option.value }).length;
+          expect(option.count, `${JSON.stringify(combo)} ${key}=${option.value}`).toBe(expected);
+        }
+      }
+    }
   });
 });
