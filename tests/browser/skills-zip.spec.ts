@@ -46,11 +46,15 @@ test.describe('Skill zip import and export', () => {
     const dialog = page.getByRole('dialog');
     const evil = dialog.getByRole('listitem').filter({ hasText: 'Import evil' });
     await expect(evil.getByLabel('Scan verdict')).toHaveText('dangerous');
+    await evil.getByRole('button', { name: 'Details for evil' }).click();
     await expect(evil.getByText(/Findings \(\d+\)/)).toBeVisible();
     await expect(dialog.getByRole('checkbox', { name: 'Import alpha', exact: true })).toBeChecked();
     // Selecting the dangerous skill without the override tick does not import it.
     await dialog.getByRole('checkbox', { name: 'Import evil', exact: true }).check();
     await dialog.getByRole('button', { name: 'Import', exact: true }).click();
+    await expect(dialog.getByTestId('import-result')).toHaveText('Imported 1, skipped 1.');
+    await expect(dialog.getByRole('list', { name: 'Skipped skills' })).toContainText('evil: the dangerous verdict was not overridden');
+    await dialog.getByRole('button', { name: 'Done' }).click();
     await expect(dialog).toBeHidden();
 
     await expect(page.getByRole('list', { name: 'Skills' }).getByRole('button', { name: /^alpha\b/ })).toBeVisible();
@@ -68,11 +72,16 @@ test.describe('Skill zip import and export', () => {
 
     // With the override ticked (findings in view), the dangerous skill is imported.
     await chooseArchive(page);
-    await expect(dialog.getByRole('listitem').filter({ hasText: 'Import alpha' })).toContainText('A skill named alpha exists');
+    const alpha = dialog.getByRole('listitem').filter({ hasText: 'Import alpha' });
+    await alpha.getByRole('button', { name: 'Details for alpha' }).click();
+    await expect(alpha).toContainText('A skill named alpha exists');
     await dialog.getByRole('checkbox', { name: 'Import alpha', exact: true }).uncheck();
     await dialog.getByRole('checkbox', { name: 'Import evil', exact: true }).check();
+    await evil.getByRole('button', { name: 'Details for evil' }).click();
     await dialog.getByRole('checkbox', { name: 'Override the dangerous verdict and import evil anyway' }).check();
     await dialog.getByRole('button', { name: 'Import', exact: true }).click();
+    await expect(dialog.getByTestId('import-result')).toHaveText('Imported 1, skipped 1.');
+    await dialog.getByRole('button', { name: 'Done' }).click();
     await expect(dialog).toBeHidden();
     expect(await readBytes(page, 'skills/evil/SKILL.md')).toEqual([...strToU8(EVIL)]);
   });
@@ -81,6 +90,7 @@ test.describe('Skill zip import and export', () => {
     await openSkills(page);
     await chooseArchive(page);
     await page.getByRole('dialog').getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Done' }).click();
     await page.getByRole('list', { name: 'Skills' }).getByRole('button', { name: /^alpha\b/ }).click();
     await expect(page.getByRole('heading', { level: 2, name: 'alpha' })).toBeVisible();
 

@@ -1,10 +1,14 @@
 /**
  * Zip import and export in the Skills view: the import plan under review, the user's ticks
- * per skill, and export downloads with their check results. Nothing is written until
- * `importChosen`; the engine enforces the verdict rules again (applyImport).
+ * per skill, the import's progress and its result, and export downloads with their check
+ * results. Nothing is written until `importChosen`; the engine enforces the verdict rules
+ * again (applyImport). The review's counts and bulk choices are in importReview.ts.
  */
 import { skillsLibrary } from './skills.svelte';
-import { applyImport, planImport, retrustPlan, choiceAllows, type ImportChoice, type ImportPlan } from '../../skills/zipImport';
+import { applyImport, planImport, retrustPlan, choiceAllows, type CollisionChoice, type ImportCandidate, type ImportChoice, type ImportPlan } from '../../skills/zipImport';
+import type { Progress } from '../../storage/progress';
+import { chosenPlan, collisionForAll, confirmAllOfVerdict, describeResult, importResult, includeAll, initialChoices, REVIEW_PAGE_SIZE, type ImportResult, type ReviewFilter } from './importReview';
+import type { Verdict } from '../../skills/scanner';
 import { buildSkillsZip, collectAllSkills, collectSkill, exportChecks, type ExportChecks } from '../../skills/zipExport';
 
 export interface PendingExport {
@@ -25,10 +29,21 @@ function download(bytes: Uint8Array, fileName: string): void {
 }
 
 class SkillZip {
-  plan = $state<ImportPlan | null>(null);
+  // Raw: a plan is replaced whole (retrust, reset), never edited in place, and proxying every
+  // file of hundreds of skills would only slow the dialog down.
+  plan = $state.raw<ImportPlan | null>(null);
   choices = $state<Record<string, ImportChoice>>({});
   busy = $state(false);
   error = $state<string | null>(null);
+  /** The review's filter, search and how many rows it renders (docs/skill-tools.md). */
+  filter = $state<ReviewFilter>('all');
+  query = $state('');
+  shown = $state(REVIEW_PAGE_SIZE);
+  /** Where a running import is; null when none runs. */
+  progress = $state.raw<Progress | null>(null);
+  /** What the last import did, kept with every skipped skill's reason until dismissed. */
+  result = $state.raw<ImportResult | null>(null);
+  private importAbort: AbortController | null = null;
   /** A single-skill export whose checks found problems, waiting for "Download anyway". */
   pendingExport = $state<PendingExport | null>(null);
   exportNotice = $state<string | null>(null);
@@ -38,6 +53,7 @@ class SkillZip {
   /** Reads a picked or dropped file and shows its review; writes nothing. */
   openFile = async (file: File): Promise<void> => {
     this.error = null;
+    this.result = null;
     try {
       const services = await skillsLibrary.start();
       const bytes = new Uint8Array(await file.arrayBuffer());
@@ -45,9 +61,10 @@ class SkillZip {
         archiveName: file.name,
         exists: (name) => services.engine.catalog.findByName(name).length > 0,
       });
-      this.choices = Object.fromEntries(
-        plan.skills.map((skill) => [skill.id, { include: skill.decision === 'import', collision: skill.collides ? 'skip' : undefined }]),
-      );
+      this.choices = initialChoices(plan);
+      this.filter = 'all';
+      this.query = '';
+      this.shown = REVIEW_PAGE_SIZE;
       this.plan = plan;
     } catch (error) {
       this.error = error instanceof Error ? error.message : String(error);
@@ -64,33 +81,77 @@ class SkillZip {
     this.choices = { ...this.choices, [id]: { ...current, ...change } };
   };
 
+  setFilter = (filter: ReviewFilter): void => {
+    this.filter = filter;
+    this.shown = REVIEW_PAGE_SIZE;
+  };
+
+  setQuery = (query: string): void => {
+    this.query = query;
+    this.shown = REVIEW_PAGE_SIZE;
+  };
+
+  showMore = (): void => {
+    this.shown += REVIEW_PAGE_SIZE;
+  };
+
+  confirmAll = (verdict: Verdict): void => {
+    if (this.plan) this.choices = confirmAllOfVerdict(this.plan, $state.snapshot(this.choices), verdict);
+  };
+
+  collisionForAll = (collision: CollisionChoice): void => {
+    if (this.plan) this.choices = collisionForAll(this.plan, $state.snapshot(this.choices), collision);
+  };
+
+  includeAll = (skills: readonly ImportCandidate[], include: boolean): void => {
+    this.choices = includeAll(skills, $state.snapshot(this.choices), include);
+  };
+
+  /** Closes the review (or its result); a running import is cancelled instead. */
   cancel = (): void => {
+    if (this.busy) {
+      this.cancelImport();
+      return;
+    }
     this.plan = null;
     this.choices = {};
     this.error = null;
+    this.result = null;
+  };
+
+  /** Stops a running import at the next skill; skills already written stay (each one whole). */
+  cancelImport = (): void => {
+    this.importAbort?.abort();
   };
 
   importChosen = async (): Promise<void> => {
     const plan = this.plan;
     if (!plan || this.busy) return;
+    const choices = $state.snapshot(this.choices);
+    const chosen = chosenPlan(plan, choices);
+    const abort = new AbortController();
+    this.importAbort = abort;
     this.busy = true;
     this.error = null;
+    this.progress = { phase: 'Importing skills', done: 0, total: chosen.skills.length };
     try {
       const services = await skillsLibrary.start();
-      const outcomes = await applyImport(services.engine, $state.snapshot(plan) as ImportPlan, $state.snapshot(this.choices));
-      const imported = outcomes.filter((o) => o.status === 'imported').map((o) => o.name);
-      const skipped = outcomes.length - imported.length;
-      skillsLibrary.notice =
-        imported.length > 0
-          ? `Imported ${imported.join(', ')}${skipped > 0 ? `; ${skipped} skipped` : ''}.`
-          : `Nothing imported (${skipped} skipped).`;
-      this.plan = null;
-      this.choices = {};
+      const outcomes = await applyImport(services.engine, chosen, choices, {
+        signal: abort.signal,
+        onProgress: (progress) => {
+          this.progress = progress;
+        },
+      });
+      const result = importResult(plan, choices, outcomes);
+      this.result = result;
+      skillsLibrary.notice = `${result.archiveName}: ${describeResult(result)}`;
       await skillsLibrary.refresh();
     } catch (error) {
       this.error = error instanceof Error ? error.message : String(error);
     } finally {
       this.busy = false;
+      this.progress = null;
+      this.importAbort = null;
     }
   };
 
