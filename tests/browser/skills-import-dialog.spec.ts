@@ -47,9 +47,9 @@ test('hundreds of skills: filter, search, bulk choices and summary; the import s
   // Five skills that the big archive will collide with.
   let dialog = await openArchive(page, 'seeds.zip', archive(Object.fromEntries(SEEDS.map((name) => [name, skillMd(name)]))));
   await dialog.getByRole('button', { name: 'Import', exact: true }).click();
-  await expect(dialog.getByTestId('import-result')).toHaveText('Imported 5, skipped 0.');
-  await dialog.getByRole('button', { name: 'Done' }).click();
+  // A clean import closes the review; the notice says what it did.
   await expect(dialog).toBeHidden();
+  await expect(page.getByRole('status').filter({ hasText: 'seeds.zip:' })).toHaveText('seeds.zip: Imported 5, skipped 0.');
 
   dialog = await openArchive(page, 'big.zip', bigArchive());
   const summary = dialog.getByTestId('import-summary');
@@ -78,6 +78,11 @@ test('hundreds of skills: filter, search, bulk choices and summary; the import s
   await dialog.getByRole('checkbox', { name: 'Import risky-0', exact: true }).check();
   await expect(summary).toHaveText('390 will be imported, 9 skipped, 1 needs a decision');
   await expect(dialog.getByRole('button', { name: /^Confirm all/ })).toHaveCount(0);
+  // The override is per skill, under its details, with the findings in view.
+  await expect(dialog.getByRole('checkbox', { name: /^Override the dangerous verdict/ })).toHaveCount(0);
+  await dialog.getByRole('button', { name: 'Details for risky-0' }).click();
+  await expect(rows.filter({ hasText: 'Import risky-0' }).getByText(/^Findings \(\d+\)$/)).toBeVisible();
+  await expect(dialog.getByRole('checkbox', { name: 'Override the dangerous verdict and import risky-0 anyway' })).not.toBeChecked();
   await dialog.getByRole('checkbox', { name: 'Import risky-0', exact: true }).uncheck();
 
   // Collides: one choice for all of them.

@@ -109,15 +109,16 @@ class SkillZip {
 
   /** Closes the review (or its result); a running import is cancelled instead. */
   cancel = (): void => {
-    if (this.busy) {
-      this.cancelImport();
-      return;
-    }
+    if (this.busy) this.cancelImport();
+    else this.closeReview();
+  };
+
+  private closeReview(): void {
     this.plan = null;
     this.choices = {};
     this.error = null;
     this.result = null;
-  };
+  }
 
   /** Stops a running import at the next skill; skills already written stay (each one whole). */
   cancelImport = (): void => {
@@ -143,8 +144,11 @@ class SkillZip {
         },
       });
       const result = importResult(plan, choices, outcomes);
-      this.result = result;
       skillsLibrary.notice = `${result.archiveName}: ${describeResult(result)}`;
+      // A clean import needs no reading: the notice says it. Anything skipped or cancelled
+      // stays on screen with its reasons until Done.
+      if (result.skipped.length + result.cancelled.length > 0) this.result = result;
+      else this.closeReview();
       await skillsLibrary.refresh();
     } catch (error) {
       this.error = error instanceof Error ? error.message : String(error);
