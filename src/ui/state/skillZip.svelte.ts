@@ -29,10 +29,10 @@ function download(bytes: Uint8Array, fileName: string): void {
 }
 
 class SkillZip {
-  // Raw: a plan is replaced whole (retrust, reset), never edited in place, and proxying every
-  // file of hundreds of skills would only slow the dialog down.
+  // Raw: a plan and its choices are replaced whole (retrust, a tick, a bulk choice), never
+  // edited in place, and proxying a thousand skills' files and ticks only slows the dialog.
   plan = $state.raw<ImportPlan | null>(null);
-  choices = $state<Record<string, ImportChoice>>({});
+  choices = $state.raw<Record<string, ImportChoice>>({});
   busy = $state(false);
   error = $state<string | null>(null);
   /** The review's filter, search and how many rows it renders (docs/skill-tools.md). */
@@ -96,15 +96,15 @@ class SkillZip {
   };
 
   confirmAll = (verdict: Verdict): void => {
-    if (this.plan) this.choices = confirmAllOfVerdict(this.plan, $state.snapshot(this.choices), verdict);
+    if (this.plan) this.choices = confirmAllOfVerdict(this.plan, this.choices, verdict);
   };
 
   collisionForAll = (collision: CollisionChoice): void => {
-    if (this.plan) this.choices = collisionForAll(this.plan, $state.snapshot(this.choices), collision);
+    if (this.plan) this.choices = collisionForAll(this.plan, this.choices, collision);
   };
 
   includeAll = (skills: readonly ImportCandidate[], include: boolean): void => {
-    this.choices = includeAll(skills, $state.snapshot(this.choices), include);
+    this.choices = includeAll(skills, this.choices, include);
   };
 
   /** Closes the review (or its result); a running import is cancelled instead. */
@@ -128,7 +128,7 @@ class SkillZip {
   importChosen = async (): Promise<void> => {
     const plan = this.plan;
     if (!plan || this.busy) return;
-    const choices = $state.snapshot(this.choices);
+    const choices = this.choices;
     const chosen = chosenPlan(plan, choices);
     const abort = new AbortController();
     this.importAbort = abort;
