@@ -116,6 +116,7 @@ test('hundreds of skills: filter, search, bulk choices and summary; the import s
   expect(imported).toBeGreaterThanOrEqual(20);
   expect(cancelled).toBeGreaterThan(0);
   expect(imported + cancelled).toBe(385);
+  await expect(dialog.getByText(/^The import was cancelled between skills/)).toBeVisible();
 
   // Every skipped skill keeps its reason; the library holds the seeds and exactly the imported ones.
   const skipped = dialog.getByRole('list', { name: 'Skipped skills' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { strToU8, zipSync, type Zippable } from 'fflate';
-import { applyImport, CANCELLED_REASON, planImport, type ImportPlan } from '../../src/skills/zipImport';
+import { applyImport, CANCELLED_REASON, planImport, retrustPlan, type ImportPlan } from '../../src/skills/zipImport';
 import {
   chosenPlan,
   collisionForAll,
@@ -60,6 +60,14 @@ describe('importReview: the starting choices and what Import will do', () => {
     expect(choices[byName(plan, 'risky').id]).toEqual({ include: false });
     const statuses = Object.fromEntries(plan.skills.map((skill) => [skill.name, plannedStatus(skill, choices[skill.id])]));
     expect(statuses).toEqual({ 'safe-1': 'skip', 'safe-2': 'import', 'safe-3': 'import', 'careful-1': 'decide', 'careful-2': 'decide', risky: 'skip' });
+  });
+
+  it('a trusted source needs no confirmation for caution, and still an override for dangerous', () => {
+    const plan = retrustPlan(mixedPlan(), true);
+    const choices = { ...initialChoices(plan), [byName(plan, 'risky').id]: { include: true } };
+    expect(plannedStatus(byName(plan, 'careful-1'), choices[byName(plan, 'careful-1').id])).toBe('import');
+    expect(plannedStatus(byName(plan, 'risky'), choices[byName(plan, 'risky').id])).toBe('decide');
+    expect(reviewSummary(plan, choices)).toEqual({ willImport: 4, skipped: 1, needDecision: 1 });
   });
 
   it('counts the summary and says it as one line', () => {

@@ -5,9 +5,9 @@
  * again (applyImport). The review's counts and bulk choices are in importReview.ts.
  */
 import { skillsLibrary } from './skills.svelte';
-import { applyImport, planImport, retrustPlan, choiceAllows, type CollisionChoice, type ImportCandidate, type ImportChoice, type ImportPlan } from '../../skills/zipImport';
+import { applyImport, planImport, retrustPlan, type CollisionChoice, type ImportCandidate, type ImportChoice, type ImportPlan } from '../../skills/zipImport';
 import type { Progress } from '../../storage/progress';
-import { chosenPlan, collisionForAll, confirmAllOfVerdict, describeResult, importResult, includeAll, initialChoices, REVIEW_PAGE_SIZE, type ImportResult, type ReviewFilter } from './importReview';
+import { chosenPlan, collisionForAll, confirmAllOfVerdict, describeResult, importResult, includeAll, initialChoices, plannedStatus, REVIEW_PAGE_SIZE, type ImportResult, type ReviewFilter } from './importReview';
 import type { Verdict } from '../../skills/scanner';
 import { buildSkillsZip, collectAllSkills, collectSkill, exportChecks, type ExportChecks } from '../../skills/zipExport';
 
@@ -48,7 +48,8 @@ class SkillZip {
   pendingExport = $state<PendingExport | null>(null);
   exportNotice = $state<string | null>(null);
 
-  canImport = $derived(this.plan !== null && this.plan.skills.some((skill) => choiceAllows(skill, this.choices[skill.id]) === null));
+  /** Import is offered when it would write at least one skill (a collision left on "skip" writes none). */
+  canImport = $derived(this.plan !== null && this.plan.skills.some((skill) => plannedStatus(skill, this.choices[skill.id]) === 'import'));
 
   /** Reads a picked or dropped file and shows its review; writes nothing. */
   openFile = async (file: File): Promise<void> => {
