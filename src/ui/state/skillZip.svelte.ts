@@ -6,7 +6,7 @@
  */
 import { skillsLibrary } from './skills.svelte';
 import { applyImport, planImport, retrustPlan, type CollisionChoice, type ImportCandidate, type ImportChoice, type ImportPlan } from '../../skills/zipImport';
-import type { Progress } from '../../storage/progress';
+import { isCancelled, type Progress } from '../../storage/progress';
 import { chosenPlan, collisionForAll, confirmAllOfVerdict, describeResult, importResult, includeAll, initialChoices, plannedStatus, REVIEW_PAGE_SIZE, type ImportResult, type ReviewFilter } from './importReview';
 import type { Verdict } from '../../skills/scanner';
 import { buildSkillsZip, collectAllSkills, collectSkill, exportChecks, type ExportChecks } from '../../skills/zipExport';
@@ -152,7 +152,10 @@ class SkillZip {
       else this.closeReview();
       await skillsLibrary.refresh();
     } catch (error) {
-      this.error = error instanceof Error ? error.message : String(error);
+      // Skills written before a failure are whole and stay; the library shows them.
+      this.error = isCancelled(error) ? null : error instanceof Error ? error.message : String(error);
+      if (isCancelled(error)) skillsLibrary.notice = `${plan.archiveName}: the import was cancelled.`;
+      await skillsLibrary.refresh().catch(() => undefined);
     } finally {
       this.busy = false;
       this.progress = null;
