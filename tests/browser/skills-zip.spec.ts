@@ -51,6 +51,9 @@ test.describe('Skill zip import and export', () => {
     // Selecting the dangerous skill without the override tick does not import it.
     await dialog.getByRole('checkbox', { name: 'Import evil', exact: true }).check();
     await dialog.getByRole('button', { name: 'Import', exact: true }).click();
+    await expect(dialog.getByTestId('import-result')).toHaveText('Imported 1, skipped 1.');
+    await expect(dialog.getByRole('list', { name: 'Skipped skills' })).toContainText('evil: the dangerous verdict was not overridden');
+    await dialog.getByRole('button', { name: 'Done' }).click();
     await expect(dialog).toBeHidden();
 
     await expect(page.getByRole('list', { name: 'Skills' }).getByRole('button', { name: /^alpha\b/ })).toBeVisible();
@@ -73,6 +76,8 @@ test.describe('Skill zip import and export', () => {
     await dialog.getByRole('checkbox', { name: 'Import evil', exact: true }).check();
     await dialog.getByRole('checkbox', { name: 'Override the dangerous verdict and import evil anyway' }).check();
     await dialog.getByRole('button', { name: 'Import', exact: true }).click();
+    await expect(dialog.getByTestId('import-result')).toHaveText('Imported 1, skipped 1.');
+    await dialog.getByRole('button', { name: 'Done' }).click();
     await expect(dialog).toBeHidden();
     expect(await readBytes(page, 'skills/evil/SKILL.md')).toEqual([...strToU8(EVIL)]);
   });
@@ -81,6 +86,7 @@ test.describe('Skill zip import and export', () => {
     await openSkills(page);
     await chooseArchive(page);
     await page.getByRole('dialog').getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Done' }).click();
     await page.getByRole('list', { name: 'Skills' }).getByRole('button', { name: /^alpha\b/ }).click();
     await expect(page.getByRole('heading', { level: 2, name: 'alpha' })).toBeVisible();
 

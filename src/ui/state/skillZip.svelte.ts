@@ -1,10 +1,14 @@
 /**
  * Zip import and export in the Skills view: the import plan under review, the user's ticks
- * per skill, and export downloads with their check results. Nothing is written until
- * `importChosen`; the engine enforces the verdict rules again (applyImport).
+ * per skill, the import's progress and its result, and export downloads with their check
+ * results. Nothing is written until `importChosen`; the engine enforces the verdict rules
+ * again (applyImport). The review's counts and bulk choices are in importReview.ts.
  */
 import { skillsLibrary } from './skills.svelte';
-import { applyImport, planImport, retrustPlan, choiceAllows, type ImportChoice, type ImportPlan } from '../../skills/zipImport';
+import { applyImport, planImport, retrustPlan, type CollisionChoice, type ImportCandidate, type ImportChoice, type ImportPlan } from '../../skills/zipImport';
+import { isCancelled, type Progress } from '../../storage/progress';
+import { chosenPlan, collisionForAll, confirmAllOfVerdict, describeResult, importResult, includeAll, initialChoices, plannedStatus, REVIEW_PAGE_SIZE, type ImportResult, type ReviewFilter } from './importReview';
+import type { Verdict } from '../../skills/scanner';
 import { buildSkillsZip, collectAllSkills, collectSkill, exportChecks, type ExportChecks } from '../../skills/zipExport';
 
 export interface PendingExport {
@@ -25,19 +29,32 @@ function download(bytes: Uint8Array, fileName: string): void {
 }
 
 class SkillZip {
-  plan = $state<ImportPlan | null>(null);
-  choices = $state<Record<string, ImportChoice>>({});
+  // Raw: a plan and its choices are replaced whole (retrust, a tick, a bulk choice), never
+  // edited in place, and proxying a thousand skills' files and ticks only slows the dialog.
+  plan = $state.raw<ImportPlan | null>(null);
+  choices = $state.raw<Record<string, ImportChoice>>({});
   busy = $state(false);
   error = $state<string | null>(null);
+  /** The review's filter, search and how many rows it renders (docs/skill-tools.md). */
+  filter = $state<ReviewFilter>('all');
+  query = $state('');
+  shown = $state(REVIEW_PAGE_SIZE);
+  /** Where a running import is; null when none runs. */
+  progress = $state.raw<Progress | null>(null);
+  /** What the last import did, kept with every skipped skill's reason until dismissed. */
+  result = $state.raw<ImportResult | null>(null);
+  private importAbort: AbortController | null = null;
   /** A single-skill export whose checks found problems, waiting for "Download anyway". */
   pendingExport = $state<PendingExport | null>(null);
   exportNotice = $state<string | null>(null);
 
-  canImport = $derived(this.plan !== null && this.plan.skills.some((skill) => choiceAllows(skill, this.choices[skill.id]) === null));
+  /** Import is offered when it would write at least one skill (a collision left on "skip" writes none). */
+  canImport = $derived(this.plan !== null && this.plan.skills.some((skill) => plannedStatus(skill, this.choices[skill.id]) === 'import'));
 
   /** Reads a picked or dropped file and shows its review; writes nothing. */
   openFile = async (file: File): Promise<void> => {
     this.error = null;
+    this.result = null;
     try {
       const services = await skillsLibrary.start();
       const bytes = new Uint8Array(await file.arrayBuffer());
@@ -45,9 +62,10 @@ class SkillZip {
         archiveName: file.name,
         exists: (name) => services.engine.catalog.findByName(name).length > 0,
       });
-      this.choices = Object.fromEntries(
-        plan.skills.map((skill) => [skill.id, { include: skill.decision === 'import', collision: skill.collides ? 'skip' : undefined }]),
-      );
+      this.choices = initialChoices(plan);
+      this.filter = 'all';
+      this.query = '';
+      this.shown = REVIEW_PAGE_SIZE;
       this.plan = plan;
     } catch (error) {
       this.error = error instanceof Error ? error.message : String(error);
@@ -64,33 +82,84 @@ class SkillZip {
     this.choices = { ...this.choices, [id]: { ...current, ...change } };
   };
 
+  setFilter = (filter: ReviewFilter): void => {
+    this.filter = filter;
+    this.shown = REVIEW_PAGE_SIZE;
+  };
+
+  setQuery = (query: string): void => {
+    this.query = query;
+    this.shown = REVIEW_PAGE_SIZE;
+  };
+
+  showMore = (): void => {
+    this.shown += REVIEW_PAGE_SIZE;
+  };
+
+  confirmAll = (verdict: Verdict): void => {
+    if (this.plan) this.choices = confirmAllOfVerdict(this.plan, this.choices, verdict);
+  };
+
+  collisionForAll = (collision: CollisionChoice): void => {
+    if (this.plan) this.choices = collisionForAll(this.plan, this.choices, collision);
+  };
+
+  includeAll = (skills: readonly ImportCandidate[], include: boolean): void => {
+    this.choices = includeAll(skills, this.choices, include);
+  };
+
+  /** Closes the review (or its result); a running import is cancelled instead. */
   cancel = (): void => {
+    if (this.busy) this.cancelImport();
+    else this.closeReview();
+  };
+
+  private closeReview(): void {
     this.plan = null;
     this.choices = {};
     this.error = null;
+    this.result = null;
+  }
+
+  /** Stops a running import at the next skill; skills already written stay (each one whole). */
+  cancelImport = (): void => {
+    this.importAbort?.abort();
   };
 
   importChosen = async (): Promise<void> => {
     const plan = this.plan;
     if (!plan || this.busy) return;
+    const choices = this.choices;
+    const chosen = chosenPlan(plan, choices);
+    const abort = new AbortController();
+    this.importAbort = abort;
     this.busy = true;
     this.error = null;
+    this.progress = { phase: 'Importing skills', done: 0, total: chosen.skills.length };
     try {
       const services = await skillsLibrary.start();
-      const outcomes = await applyImport(services.engine, $state.snapshot(plan) as ImportPlan, $state.snapshot(this.choices));
-      const imported = outcomes.filter((o) => o.status === 'imported').map((o) => o.name);
-      const skipped = outcomes.length - imported.length;
-      skillsLibrary.notice =
-        imported.length > 0
-          ? `Imported ${imported.join(', ')}${skipped > 0 ? `; ${skipped} skipped` : ''}.`
-          : `Nothing imported (${skipped} skipped).`;
-      this.plan = null;
-      this.choices = {};
+      const outcomes = await applyImport(services.engine, chosen, choices, {
+        signal: abort.signal,
+        onProgress: (progress) => {
+          this.progress = progress;
+        },
+      });
+      const result = importResult(plan, choices, outcomes);
+      skillsLibrary.notice = `${result.archiveName}: ${describeResult(result)}`;
+      // A clean import needs no reading: the notice says it. Anything skipped or cancelled
+      // stays on screen with its reasons until Done.
+      if (result.skipped.length + result.cancelled.length > 0) this.result = result;
+      else this.closeReview();
       await skillsLibrary.refresh();
     } catch (error) {
-      this.error = error instanceof Error ? error.message : String(error);
+      // Skills written before a failure are whole and stay; the library shows them.
+      this.error = isCancelled(error) ? null : error instanceof Error ? error.message : String(error);
+      if (isCancelled(error)) skillsLibrary.notice = `${plan.archiveName}: the import was cancelled.`;
+      await skillsLibrary.refresh().catch(() => undefined);
     } finally {
       this.busy = false;
+      this.progress = null;
+      this.importAbort = null;
     }
   };
 
