@@ -87,6 +87,8 @@ function exportedMessage(message: ChatMessage): ExportedMessage {
 /** The versioned JSON shape of a chat (messages in order). */
 export function chatToExport(session: ChatSession, messages: readonly ChatMessage[], options: ChatExportOptions = {}): ChatExport {
   const ordered = [...messages].sort((a, b) => a.seq - b.seq);
+  // The chat's own model choice (Chat model select) unless the caller names one.
+  const model = options.model ?? session.chatModel?.model;
   return {
     format: CHAT_EXPORT_FORMAT,
     version: CHAT_EXPORT_VERSION,
@@ -97,7 +99,7 @@ export function chatToExport(session: ChatSession, messages: readonly ChatMessag
       createdAt: iso(session.createdAt),
       updatedAt: iso(session.updatedAt),
       messageCount: ordered.length,
-      ...(options.model ? { model: options.model } : {}),
+      ...(model ? { model } : {}),
     },
     messages: ordered.map(exportedMessage),
   };

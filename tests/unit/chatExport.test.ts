@@ -62,6 +62,13 @@ describe('chatToExport / chatToJson', () => {
     expect(parsed).toEqual(chatToExport(session, messages, { now: NOW }));
     expect('model' in parsed.session).toBe(false);
   });
+
+  it('names the model the chat chose (Chat model) when the caller names none', async () => {
+    const { session, messages } = await sampleChat();
+    const withChoice = { ...session, chatModel: { providerId: 'local', model: 'llama-chosen' } };
+    expect(chatToExport(withChoice, messages, { now: NOW }).session.model).toBe('llama-chosen');
+    expect(chatToMarkdown(withChoice, messages, { now: NOW })).toContain('- Model: llama-chosen');
+  });
 });
 
 describe('chatToMarkdown', () => {
