@@ -46,6 +46,8 @@ export interface ZipFile {
   path: string;
   bytes: Uint8Array;
   executable?: boolean;
+  /** Unix permission bits from the archive (e.g. 0o644), when it recorded them. */
+  mode?: number;
 }
 
 export interface RefusedEntry {
@@ -278,7 +280,10 @@ export function readZip(bytes: Uint8Array, limits: ZipLimits = DEFAULT_ZIP_LIMIT
       continue;
     }
     const file: ZipFile = { path: entry.name, bytes: extracted.bytes };
-    if (entry.unixMode !== null && entry.unixMode !== 0) file.executable = (entry.unixMode & 0o111) !== 0;
+    if (entry.unixMode !== null && entry.unixMode !== 0) {
+      file.executable = (entry.unixMode & 0o111) !== 0;
+      file.mode = entry.unixMode & 0o7777;
+    }
     result.files.push(file);
   }
   return result;

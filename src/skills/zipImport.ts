@@ -4,7 +4,7 @@
  * then writes each chosen skill as one journaled change with origin 'import'.
  */
 import { decodeSkillText } from './frontmatter';
-import { loadSkillLenient } from './lenientSkill';
+import { loadSkillLenient, type LenientLoadError, type LenientLoadResult, type LenientSkill } from './lenientSkill';
 import { scanSkill, shouldAllowInstall, type InstallVerdict, type ScanResult, type Verdict } from './scanner';
 import { MAX_NAME_LENGTH, MAX_SKILL_CONTENT_CHARS, VALID_NAME_RE } from './constants';
 import { captureFiles, type SkillFiles } from './ledger';
@@ -39,6 +39,8 @@ export interface ImportCandidate {
    * and never believed (the skill starts staged). null when there is none or it is unreadable.
    */
   claimed: ClaimedVerification | null;
+  /** SKILL.md has no frontmatter: imported byte for byte, but out of the index until it has a description. */
+  needsDescription?: boolean;
 }
 
 /** The parts of a sidecar the import dialog shows ("claims: promoted by model X"). */
@@ -203,6 +205,21 @@ function scanCandidate(name: string, files: ZipFile[], trusted: boolean): { scan
   return { scan, install: shouldAllowInstall(scan), decision: decisionFor(scan.verdict, trusted) };
 }
 
+/** What a SKILL.md without frontmatter needs before the agent can be offered it. */
+export const NEEDS_DESCRIPTION_WARNING =
+  'SKILL.md has no frontmatter, so it has no description: it is imported as it is, marked "needs a description", and stays out of the skill index until you add one (Edit)';
+
+/**
+ * A SKILL.md with no frontmatter at all (some public collections ship plain Markdown) is kept
+ * rather than refused: its bytes are imported unchanged under the folder's name, and the skill
+ * is marked as needing a description, a mark derived from the file itself (the catalogue entry
+ * has an empty description), so it holds until the user adds one (docs/skill-tools.md).
+ */
+function loadWithoutFrontmatter(loaded: LenientLoadResult, folderName: string): (LenientSkill & { needsDescription?: boolean }) | LenientLoadError {
+  if (loaded.ok || loaded.code !== 'no_frontmatter') return loaded;
+  return { ok: true, name: folderName, description: '', frontmatter: {}, body: '', bodyOffset: 0, warnings: [NEEDS_DESCRIPTION_WARNING], repaired: false, needsDescription: true };
+}
+
 /** Reads, loads and scans an archive. Writes nothing. */
 export function planImport(bytes: Uint8Array, options: PlanOptions = {}): ImportPlan {
   const archiveName = options.archiveName ?? 'skills.zip';
@@ -242,7 +259,7 @@ export function planImport(bytes: Uint8Array, options: PlanOptions = {}): Import
     const folderName = folder === '' ? baseName(archiveName) : folder.split('/').pop()!;
     const skillMd = files.find((file) => file.path === 'SKILL.md')!;
     const decoded = decodeSkillText(skillMd.bytes);
-    const loaded = loadSkillLenient(decoded.text, folderName);
+    const loaded = loadWithoutFrontmatter(loadSkillLenient(decoded.text, folderName), folderName);
     if (!loaded.ok) {
       plan.refusedSkills.push({ archiveFolder: folder, reason: loaded.message });
       return;
@@ -274,6 +291,7 @@ export function planImport(bytes: Uint8Array, options: PlanOptions = {}): Import
       ...scanCandidate(dir.name, files, trusted),
       collides: options.exists?.(dir.name) ?? false,
       claimed: claim,
+      ...(loaded.needsDescription ? { needsDescription: true } : {}),
     });
   });
   plan.strays = read.files.map((file) => file.path).filter((path) => !claimed.has(path));
@@ -334,6 +352,9 @@ async function importOne(engine: SkillEngine, plan: ImportPlan, skill: ImportCan
     const before: SkillFiles = replacing ? await captureFiles(engine.files, dir) : new Map();
     const after: SkillFiles = new Map(skill.files.map((file) => [`${dir}/${file.path}`, file.bytes]));
     const executable = skill.files.filter((file) => file.executable).map((file) => file.path);
+    // Each file's own mode, kept for export (zipExport.ts `importedModes`); an archive that
+    // records none gives 0o644 for all, so export does not guess from a `#!`.
+    const modes = Object.fromEntries(skill.files.map((file) => [file.path, file.mode ?? (file.executable ? 0o755 : 0o644)]));
     const entry = await engine.ledger.prepare({
       actor: 'import',
       action: 'import',
@@ -351,6 +372,7 @@ async function importOne(engine: SkillEngine, plan: ImportPlan, skill: ImportCan
         replaced: replacing,
         renamed_from: name !== skill.name ? skill.name : undefined,
         executable,
+        modes,
         // Recorded as a claim only; the usage record starts staged whatever it says.
         claimed_verification: skill.claimed ?? undefined,
       },
