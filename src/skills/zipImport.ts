@@ -331,22 +331,28 @@ export function choiceAllows(skill: ImportCandidate, choice: ImportChoice | unde
   return null;
 }
 
-async function freeName(engine: SkillEngine, name: string): Promise<string> {
+/** Folder names directly under `skills/`, read once per import instead of once per skill. */
+async function topLevelFolders(engine: SkillEngine): Promise<Set<string>> {
+  return new Set((await engine.files.list(SKILLS_ROOT)).filter((entry) => entry.kind === 'directory').map((entry) => entry.name));
+}
+
+function freeName(engine: SkillEngine, name: string, folders: Set<string>): string {
   for (let n = 2; ; n++) {
     const candidate = `${name}-${n}`;
-    if (engine.catalog.findByName(candidate).length === 0 && (await engine.files.list(`${SKILLS_ROOT}/${candidate}`)).length === 0) return candidate;
+    if (engine.catalog.findByName(candidate).length === 0 && !folders.has(candidate)) return candidate;
   }
 }
 
-async function importOne(engine: SkillEngine, plan: ImportPlan, skill: ImportCandidate, choice: ImportChoice): Promise<ImportOutcome> {
+async function importOne(engine: SkillEngine, plan: ImportPlan, skill: ImportCandidate, choice: ImportChoice, folders: Set<string>): Promise<ImportOutcome> {
   let name = skill.name;
   const existing = engine.catalog.findByName(name)[0];
-  const taken = existing !== undefined || (await engine.files.list(`${SKILLS_ROOT}/${name}`)).length > 0;
+  const taken = existing !== undefined || folders.has(name);
   const collision = choice.collision ?? 'skip';
   if (taken && collision === 'skip') return { id: skill.id, status: 'skipped', name, reason: `a skill named '${name}' exists` };
-  if (taken && collision === 'keep-both') name = await freeName(engine, name);
+  if (taken && collision === 'keep-both') name = freeName(engine, name, folders);
   const replacing = taken && collision === 'replace';
   const dir = replacing && existing ? existing.dir : `${SKILLS_ROOT}/${name}`;
+  if (dir === `${SKILLS_ROOT}/${name}`) folders.add(name);
 
   return engine.locks.withLock(skillLockKey(name), async () => {
     const before: SkillFiles = replacing ? await captureFiles(engine.files, dir) : new Map();
@@ -393,12 +399,20 @@ async function importOne(engine: SkillEngine, plan: ImportPlan, skill: ImportCan
 }
 
 /**
+ * How many skills are written at once. Each skill is still its own locked, journaled,
+ * all-or-nothing change; running a few side by side hides the round trips to OPFS and
+ * IndexedDB that one change waits on (docs/skill-tools.md, "Import and export at scale").
+ */
+const IMPORT_PARALLELISM = 8;
+
+/**
  * Writes the chosen skills, each as one all-or-nothing change (supporting files first, SKILL.md
  * last), with an 'import' ledger entry and usage `source: 'import'` (verification 'staged').
  * The verdict rules are enforced here too, not only in the dialog. Progress is reported per
  * skill; a cancel takes effect between skills, so every skill is either wholly imported or
  * untouched, and the skills not reached come back as skipped with reason "cancelled"
- * (docs/architecture.md, "Long work").
+ * (docs/architecture.md, "Long work"). Outcomes are in plan order. A few skills are written
+ * side by side; "keep both" renames pick a free name, so those run one at a time afterwards.
  */
 export async function applyImport(
   engine: SkillEngine,
@@ -406,22 +420,38 @@ export async function applyImport(
   choices: Record<string, ImportChoice>,
   options: LongTaskOptions = {},
 ): Promise<ImportOutcome[]> {
-  const outcomes: ImportOutcome[] = [];
+  const outcomes: ImportOutcome[] = new Array(plan.skills.length);
   const report = throttledProgress(options.onProgress);
   const total = plan.skills.length;
-  for (const [index, skill] of plan.skills.entries()) {
+  let done = 0;
+  const folders = await topLevelFolders(engine);
+  const runOne = async (index: number): Promise<void> => {
+    const skill = plan.skills[index];
     if (options.signal?.aborted) {
-      outcomes.push({ id: skill.id, status: 'skipped', name: skill.name, reason: CANCELLED_REASON });
-      continue;
+      outcomes[index] = { id: skill.id, status: 'skipped', name: skill.name, reason: CANCELLED_REASON };
+    } else {
+      report({ phase: 'Importing skills', done, total, item: skill.name });
+      const refusal = choiceAllows(skill, choices[skill.id]);
+      outcomes[index] = refusal ? { id: skill.id, status: 'skipped', name: skill.name, reason: refusal } : await importOne(engine, plan, skill, choices[skill.id], folders);
     }
-    report({ phase: 'Importing skills', done: index, total, item: skill.name });
-    const refusal = choiceAllows(skill, choices[skill.id]);
-    if (refusal) {
-      outcomes.push({ id: skill.id, status: 'skipped', name: skill.name, reason: refusal });
-      continue;
+    done++;
+  };
+  const indexes = plan.skills.map((_, index) => index);
+  const renaming = (index: number) => choices[plan.skills[index].id]?.collision === 'keep-both';
+  const parallel = indexes.filter((index) => !renaming(index));
+  let next = 0;
+  let failed = false;
+  const workers = Array.from({ length: Math.min(IMPORT_PARALLELISM, parallel.length) }, async () => {
+    // A failed write stops the others from starting new skills; the error is the import's.
+    while (next < parallel.length && !failed) {
+      await runOne(parallel[next++]).catch((error: unknown) => {
+        failed = true;
+        throw error;
+      });
     }
-    outcomes.push(await importOne(engine, plan, skill, choices[skill.id]));
-  }
+  });
+  await Promise.all(workers);
+  for (const index of indexes.filter(renaming)) await runOne(index);
   report({ phase: 'Importing skills', done: total, total });
   return outcomes;
 }
