@@ -46,6 +46,8 @@ class SkillExport {
   all = $state<AllExportSummary | null>(null);
   allNotice = $state<string | null>(null);
   fixing = $state<string | null>(null);
+  /** What the last fix did (or why it failed), shown with the Export all report. */
+  lastFix = $state<string | null>(null);
   #controller: AbortController | null = null;
 
   report = $derived<ExportReport | null>(this.all ? groupProblems(this.all.results) : null);
@@ -61,6 +63,7 @@ class SkillExport {
     const controller = (this.#controller = new AbortController());
     this.all = null;
     this.allNotice = null;
+    this.lastFix = null;
     this.progress = { phase: 'Reading skills', done: 0, total: 0 };
     try {
       const services = await skillsLibrary.start();
@@ -83,6 +86,7 @@ class SkillExport {
   dismissReport = (): void => {
     this.all = null;
     this.allNotice = null;
+    this.lastFix = null;
   };
 
   /** Checks first; a skill without incompatibilities downloads at once, otherwise it waits for "Download anyway". */
@@ -115,6 +119,7 @@ class SkillExport {
     try {
       const services = await skillsLibrary.start();
       const result = await applyExportFix(services.engine, name, fix);
+      this.lastFix = result.ok ? result.message : result.error;
       if (!result.ok) {
         this.#notify(name, result.error);
         return;
