@@ -138,15 +138,11 @@ class SkillExport {
 
 /** The per-skill problem lists back from a grouped report (for re-grouping after fixes). */
 function collectResults(report: ExportReport): Array<{ name: string; problems: ExportProblem[] }> {
-  const byName = new Map<string, ExportProblem[]>();
+  const byName: Record<string, ExportProblem[]> = {};
   for (const group of report.kinds) {
-    for (const skill of group.skills) {
-      const list = byName.get(skill.name) ?? [];
-      list.push({ kind: group.kind.id, detail: skill.detail, fix: skill.fix });
-      byName.set(skill.name, list);
-    }
+    for (const skill of group.skills) (byName[skill.name] ??= []).push({ kind: group.kind.id, detail: skill.detail, fix: skill.fix });
   }
-  return [...byName].map(([name, problems]) => ({ name, problems }));
+  return Object.entries(byName).map(([name, problems]) => ({ name, problems }));
 }
 
 export const skillExport = new SkillExport();
