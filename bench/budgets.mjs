@@ -32,6 +32,8 @@ export const budgets = [
   { key: 'skillIndexTokensAtScale10k', limit: 2500, unit: 'tokens', path: 'skillIndexTokensAtScale.tokens10000', spec: 'skill index for 10,000 skills (long names and descriptions)' },
   { key: 'skillIndexTokens1k', limit: 2500, unit: 'tokens', path: 'skillIndex1k.indexTokens', spec: 'skill index for 1,000 skills (the OPFS bench library, from the snapshot)' },
   { key: 'skillIndexTokens10k', limit: 2500, unit: 'tokens', path: 'skillIndex10k.indexTokens', spec: 'skill index for 10,000 skills (the OPFS bench library, from the snapshot)' },
+  { key: 'skillImport1k', limit: 15000, unit: 'ms', path: 'skillImport1k.ms', spec: 'zip import of 1,000 skills (plan + apply, real OPFS and IndexedDB)' },
+  { key: 'skillExport1500', limit: 5000, unit: 'ms', path: 'skillExport1500.ms', spec: 'Export all of 1,500 skills, ~30 MB (collect, checks, zip)' },
 ];
 
 function lookup(results, path) {

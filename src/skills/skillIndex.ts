@@ -184,6 +184,9 @@ function offeredFromSorted(sorted: CatalogEntry[], labels: Map<string, SkillLabe
     if (label?.state === 'archived' || suffixFor(label, options.label ?? neutralLabel) === null) continue;
     if (!matchesPlatform(entry.platforms, options.platform) || isDisabled(entry, options.disabled)) continue;
     if (!conditionsMet(entry, options.available)) continue;
+    // A skill with no description (a plain-Markdown SKILL.md kept by a lenient import) gives
+    // the model nothing to choose by: it joins the index once it has one (docs/skill-tools.md).
+    if (entry.description.trim() === '') continue;
     offered.push(entry);
     seen.add(key);
   }

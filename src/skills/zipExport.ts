@@ -1,18 +1,25 @@
 /**
- * Exporting skills as zip archives (docs/skill-tools.md): `<name>/SKILL.md` at the top, supporting files
- * beside it with their stored bytes, Unix modes written so scripts stay executable. Before an
- * export the strict Agent Skills check (skills-ref rules) and the Claude.ai upload check report
- * problems; they never block the export.
+ * Exporting skills as zip archives (docs/skill-tools.md): `<name>/SKILL.md` at the top, supporting
+ * files beside it with their stored bytes and each file's own Unix mode. Before an export the
+ * checks of exportProblems.ts report what other agents would refuse; they never block it, and
+ * an export never edits a skill (fixes are the user's, exportFixes.ts).
+ *
+ * Modes: an imported file keeps the mode its archive gave it (recorded in the import's ledger
+ * entry, `evidence.modes`), so a `#!` script imported as 644 comes back as 644. Files Knack
+ * made itself keep the older rule: a `scripts/` file starting with `#!` is executable.
  */
-import { zipSync, type Zippable } from 'fflate';
-import { decodeSkillText, locateFrontmatter, parseSkillFile } from './frontmatter';
+import { checkExportSkill, groupProblems, type ExportProblem, type ExportReport } from './exportProblems';
+import type { LedgerEntry } from './ledger';
 import type { SkillEngine } from './skillEngine';
+import { ZipWriter } from './zipArchive';
+import { throttledProgress, throwIfCancelled, type LongTaskOptions } from '../storage/progress';
 
 export interface ExportFile {
   /** Relative to the skill folder. */
   path: string;
   bytes: Uint8Array;
-  executable?: boolean;
+  /** Unix permission bits (0o644, 0o755…); absent means 0o644. */
+  mode?: number;
 }
 
 export interface ExportSkill {
@@ -21,141 +28,82 @@ export interface ExportSkill {
   files: ExportFile[];
 }
 
-export interface ExportChecks {
-  strict: string[];
-  claude: string[];
+export const MODE_FILE = 0o644;
+export const MODE_EXECUTABLE = 0o755;
+// fflate's default level: on skill text it is as fast as its lower levels (measured with the
+// skillExport1500 bench) and gives the smaller archive.
+const LEVEL = 6;
+// Files this small or already compressed gain nothing from deflate.
+const STORE_BELOW = 64;
+const COMPRESSED = /\.(png|jpe?g|gif|webp|zip|gz|tgz|bz2|xz|7z|pdf|woff2?|mp[34]|ogg)$/i;
+const READ_PARALLELISM = 32;
+
+/** Adds one skill's files to an archive being written. */
+function addSkill(zip: ZipWriter, skill: ExportSkill): void {
+  for (const file of skill.files) {
+    const compress = file.bytes.length >= STORE_BELOW && !COMPRESSED.test(file.path);
+    zip.add({ name: `${skill.folder}/${file.path}`, bytes: file.bytes, mode: file.mode ?? MODE_FILE, compress });
+  }
 }
 
-const ALLOWED_FIELDS = ['allowed-tools', 'compatibility', 'description', 'license', 'metadata', 'name'];
-const UNIX = 3;
-const MODE_FILE = 0o100644;
-const MODE_EXECUTABLE = 0o100755;
-
-/** One archive of skill folders; each file carries a Unix mode. */
+/** One archive of skill folders; each file carries its Unix mode. */
 export function buildSkillsZip(skills: readonly ExportSkill[]): Uint8Array {
-  const tree: Zippable = {};
-  for (const skill of skills) {
-    for (const file of skill.files) {
-      const mode = file.executable ? MODE_EXECUTABLE : MODE_FILE;
-      tree[`${skill.folder}/${file.path}`] = [file.bytes, { os: UNIX, attrs: (mode << 16) >>> 0, level: 6, mtime: new Date('2026-01-01T00:00:00Z') }];
-    }
-  }
-  return zipSync(tree);
+  const zip = new ZipWriter(LEVEL);
+  for (const skill of skills) addSkill(zip, skill);
+  return zip.finish();
 }
 
-/** skills-ref `validate` on one skill folder, with its wording. */
-export function strictCheck(folder: string, skillMd: Uint8Array): string[] {
-  const problems: string[] = [];
-  const { text } = decodeSkillText(skillMd);
-  if (!text.startsWith('---')) return ['SKILL.md must start with YAML frontmatter (---)'];
-  const located = locateFrontmatter(text);
-  if (!located.ok) return ['SKILL.md frontmatter not properly closed with ---'];
-  const rawYaml = text.slice(located.layout.yamlStart, located.layout.yamlEnd);
-  // skills-ref parses with strictyaml, which refuses flow collections, anchors and tabs.
-  const strictYamlIssue = rawYaml
-    .split('\n')
-    .map((line) => line.replace(/\r$/, ''))
-    .find((line) => /^\t/.test(line) || /:\s*[[{]/.test(line) || /^\s*-\s*[[{]/.test(line) || /(^|\s)[&*][A-Za-z0-9_-]+/.test(line.replace(/(["']).*?\1/g, '')));
-  if (strictYamlIssue !== undefined) {
-    problems.push(`Invalid YAML in frontmatter: '${strictYamlIssue.trim()}' uses flow style, tabs or anchors, which strict YAML refuses`);
-  }
-  const parsed = parseSkillFile(text);
-  if (!parsed.ok) return [...problems, parsed.code === 'not_mapping' ? 'SKILL.md frontmatter must be a YAML mapping' : `Invalid YAML in frontmatter: ${parsed.message}`];
-  const fm = parsed.frontmatter;
-  const unexpected = Object.keys(fm).filter((key) => !ALLOWED_FIELDS.includes(key)).sort();
-  if (unexpected.length > 0) {
-    problems.push(`Unexpected fields in frontmatter: ${unexpected.join(', ')}. Only [${ALLOWED_FIELDS.join(', ')}] are allowed.`);
-  }
-  if (!('name' in fm)) problems.push('Missing required field in frontmatter: name');
-  else if (typeof fm.name !== 'string' || fm.name.trim() === '') problems.push("Field 'name' must be a non-empty string");
-  else {
-    const name = fm.name.trim().normalize('NFKC');
-    if ([...name].length > 64) problems.push(`Skill name '${name}' exceeds 64 character limit (${[...name].length} chars)`);
-    if (name !== name.toLowerCase()) problems.push(`Skill name '${name}' must be lowercase`);
-    if (name.startsWith('-') || name.endsWith('-')) problems.push('Skill name cannot start or end with a hyphen');
-    if (name.includes('--')) problems.push('Skill name cannot contain consecutive hyphens');
-    if (!/^[\p{L}\p{N}-]+$/u.test(name)) {
-      problems.push(`Skill name '${name}' contains invalid characters. Only letters, digits, and hyphens are allowed.`);
-    }
-    if (folder.normalize('NFKC') !== name) problems.push(`Directory name '${folder}' must match skill name '${name}'`);
-  }
-  if (!('description' in fm)) problems.push('Missing required field in frontmatter: description');
-  else if (typeof fm.description !== 'string' || fm.description.trim() === '') problems.push("Field 'description' must be a non-empty string");
-  else if ([...fm.description].length > 1024) problems.push(`Description exceeds 1024 character limit (${[...fm.description].length} chars)`);
-  if ('compatibility' in fm) {
-    if (typeof fm.compatibility !== 'string') problems.push("Field 'compatibility' must be a string");
-    else if ([...fm.compatibility].length > 500) problems.push(`Compatibility exceeds 500 character limit (${[...fm.compatibility].length} chars)`);
-  }
-  return problems;
-}
-
-/** What the Claude.ai skill upload is known to refuse, for a zip holding this one skill. */
-export function claudeUploadCheck(skill: ExportSkill): string[] {
-  const problems: string[] = [];
-  const skillMds = skill.files.filter((file) => file.path === 'SKILL.md' || file.path.endsWith('/SKILL.md'));
-  if (skillMds.length !== 1) problems.push(`Zip must contain exactly one SKILL.md file; this skill has ${skillMds.length}`);
-  if (skill.files.some((file) => file.path === '.claude-plugin/plugin.json')) {
-    problems.push('A skill cannot contain a plugin manifest (.claude-plugin/plugin.json)');
-  }
-  const main = skill.files.find((file) => file.path === 'SKILL.md');
-  if (!main) return problems;
-  const parsed = parseSkillFile(decodeSkillText(main.bytes).text, { allowDuplicateKeys: true });
-  if (!parsed.ok) return [...problems, `SKILL.md does not parse: ${parsed.message}`];
-  const { name, description } = parsed.frontmatter;
-  if (typeof name !== 'string' || name === '') problems.push('name is missing');
-  else {
-    if (name.length > 64) problems.push(`name is ${name.length} characters; the limit is 64`);
-    if (!/^[a-z0-9-]+$/.test(name)) problems.push('name may only use lowercase letters, digits and hyphens');
-    for (const reserved of ['anthropic', 'claude']) {
-      if (name.toLowerCase().includes(reserved)) problems.push(`Skill name in SKILL.md cannot contain the reserved word '${reserved}'`);
-    }
-  }
-  if (typeof description !== 'string' || description.trim() === '') problems.push('description is missing or empty');
-  else {
-    if (description.length > 1024) problems.push(`description is ${description.length} characters; the limit is 1024`);
-    if (/[<>]/.test(description)) problems.push('description cannot contain angle brackets (< or >) or XML tags');
-  }
-  if ('allowed-tools' in parsed.frontmatter && typeof parsed.frontmatter['allowed-tools'] !== 'string') {
-    problems.push("'allowed-tools' must be a space-separated string, not a list");
-  }
-  return problems;
-}
-
-export function exportChecks(skill: ExportSkill): ExportChecks {
-  const main = skill.files.find((file) => file.path === 'SKILL.md');
-  return {
-    strict: main ? strictCheck(skill.folder, main.bytes) : ['Missing required file: SKILL.md'],
-    claude: claudeUploadCheck(skill),
-  };
+/** The export problems of one collected skill. */
+export function checkSkill(skill: ExportSkill): ExportProblem[] {
+  return checkExportSkill(skill.folder, skill.files);
 }
 
 /**
- * The exec bits Knack knows for a skill's files: those recorded by its last import whose bytes
- * have not changed since, plus scripts that start with `#!` (the store itself keeps no modes).
+ * The file modes the skill's newest import recorded, or null when the skill was not imported
+ * (or was deleted or created anew since). Older imports recorded only the executable paths:
+ * the other files they wrote were 644.
  */
-async function executablePaths(engine: SkillEngine, name: string, dir: string): Promise<Set<string>> {
-  const executable = new Set<string>();
-  const entries = (await engine.ledger.list(name)).filter((entry) => entry.actor === 'import').sort((a, b) => a.at - b.at);
-  const last = entries[entries.length - 1];
-  const recorded = last?.evidence.executable;
-  if (Array.isArray(recorded)) for (const path of recorded) if (typeof path === 'string') executable.add(`${dir}/${path}`);
-  return executable;
+export function importedModes(history: readonly LedgerEntry[]): Map<string, number> | null {
+  const latest = [...history].reverse().find((entry) => entry.action === 'import' || entry.action === 'create' || entry.action === 'delete');
+  if (!latest || latest.action !== 'import') return null;
+  const modes = new Map<string, number>();
+  const recorded = latest.evidence.modes;
+  if (recorded && typeof recorded === 'object') {
+    for (const [path, mode] of Object.entries(recorded as Record<string, unknown>)) if (typeof mode === 'number') modes.set(path, mode);
+    return modes;
+  }
+  const dir = latest.after.find((version) => version.path.endsWith('/SKILL.md'))?.path.slice(0, -'/SKILL.md'.length);
+  const executable = new Set(Array.isArray(latest.evidence.executable) ? latest.evidence.executable : []);
+  for (const version of latest.after) {
+    const relative = dir !== undefined && version.path.startsWith(`${dir}/`) ? version.path.slice(dir.length + 1) : version.path;
+    modes.set(relative, executable.has(relative) ? MODE_EXECUTABLE : MODE_FILE);
+  }
+  return modes;
 }
 
-/** A stored skill as export input; null when it has no files. */
-export async function collectSkill(engine: SkillEngine, name: string): Promise<ExportSkill | null> {
+/** Knack's rule for files it made itself: a `scripts/` file starting with `#!` is executable. */
+function defaultMode(path: string, bytes: Uint8Array): number {
+  return path.startsWith('scripts/') && bytes[0] === 0x23 && bytes[1] === 0x21 ? MODE_EXECUTABLE : MODE_FILE;
+}
+
+async function readSkillFiles(engine: SkillEngine, dir: string, modes: Map<string, number> | null): Promise<ExportFile[]> {
+  const paths = await engine.files.walk(dir);
+  const read = await Promise.all(paths.map(async (path) => ({ path, bytes: await engine.files.read(path) })));
+  const files: ExportFile[] = [];
+  for (const { path, bytes } of read) {
+    if (!bytes) continue;
+    const relative = path.slice(dir.length + 1);
+    files.push({ path: relative, bytes, mode: modes?.get(relative) ?? defaultMode(relative, bytes) });
+  }
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** A stored skill as export input; null when it has no files. `history`: its ledger entries, oldest first. */
+export async function collectSkill(engine: SkillEngine, name: string, history?: readonly LedgerEntry[]): Promise<ExportSkill | null> {
   const entry = engine.catalog.findByName(name)[0];
   if (!entry) return null;
-  const paths = await engine.files.walk(entry.dir);
-  const recorded = await executablePaths(engine, name, entry.dir);
-  const files: ExportFile[] = [];
-  for (const path of paths) {
-    const bytes = await engine.files.read(path);
-    if (!bytes) continue;
-    const relative = path.slice(entry.dir.length + 1);
-    const shebang = relative.startsWith('scripts/') && bytes[0] === 0x23 && bytes[1] === 0x21;
-    files.push({ path: relative, bytes, executable: recorded.has(path) || shebang });
-  }
+  const modes = importedModes(history ?? (await engine.ledger.list(name)));
+  const files = await readSkillFiles(engine, entry.dir, modes);
   if (files.length === 0) return null;
   await addVerificationSidecar(engine, name, files);
   return { folder: name, files };
@@ -173,18 +121,70 @@ async function addVerificationSidecar(engine: SkillEngine, name: string, files: 
   const sidecar = await engine.verification?.sidecar(name);
   if (!sidecar) return;
   const at = files.findIndex((file) => file.path === VERIFICATION_SIDECAR_FILE);
-  const file: ExportFile = { path: VERIFICATION_SIDECAR_FILE, bytes: sidecar };
+  const file: ExportFile = { path: VERIFICATION_SIDECAR_FILE, bytes: sidecar, mode: MODE_FILE };
   if (at >= 0) files[at] = file;
   else files.push(file);
 }
 
-/** Every live skill (not the archive), ready for one zip. */
-export async function collectAllSkills(engine: SkillEngine): Promise<ExportSkill[]> {
-  const names = [...new Set(engine.catalog.entries().map((entry) => entry.name))].sort();
-  const skills: ExportSkill[] = [];
-  for (const name of names) {
-    const skill = await collectSkill(engine, name);
-    if (skill) skills.push(skill);
+/** Ledger entries per skill, from one read of the ledger. */
+async function historiesByName(engine: SkillEngine): Promise<Map<string, LedgerEntry[]>> {
+  const byName = new Map<string, LedgerEntry[]>();
+  for (const entry of await engine.ledger.list()) {
+    let list = byName.get(entry.skill);
+    if (!list) byName.set(entry.skill, (list = []));
+    list.push(entry);
   }
-  return skills;
+  for (const list of byName.values()) list.sort((a, b) => a.at - b.at);
+  return byName;
+}
+
+/** Every live skill (not the archive), ready for one zip; progress per skill, cancel between batches. */
+export async function collectAllSkills(engine: SkillEngine, options: LongTaskOptions = {}): Promise<ExportSkill[]> {
+  const names = [...new Set(engine.catalog.entries().map((entry) => entry.name))].sort();
+  const histories = await historiesByName(engine);
+  const report = throttledProgress(options.onProgress);
+  const collected: Array<ExportSkill | null> = [];
+  for (let start = 0; start < names.length; start += READ_PARALLELISM) {
+    throwIfCancelled(options.signal, 'The export');
+    report({ phase: 'Reading skills', done: start, total: names.length, item: names[start] });
+    const batch = names.slice(start, start + READ_PARALLELISM);
+    collected.push(...(await Promise.all(batch.map((name) => collectSkill(engine, name, histories.get(name) ?? [])))));
+  }
+  report({ phase: 'Reading skills', done: names.length, total: names.length });
+  return collected.filter((skill): skill is ExportSkill => skill !== null);
+}
+
+export interface ExportResult {
+  zip: Uint8Array;
+  /** The skills in the archive. */
+  count: number;
+  report: ExportReport;
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/**
+ * Export all: reads every live skill, checks it, and builds one archive, reporting progress
+ * in two phases (reading, zipping) and stopping with a CancelledError between skills when the
+ * signal aborts (docs/architecture.md, "Long work").
+ */
+export async function exportAllSkills(engine: SkillEngine, options: LongTaskOptions = {}): Promise<ExportResult> {
+  const skills = await collectAllSkills(engine, options);
+  const report = throttledProgress(options.onProgress);
+  const checked = skills.map((skill) => ({ name: skill.folder, problems: checkSkill(skill) }));
+  const zip = new ZipWriter(LEVEL);
+  let lastYield = performance.now();
+  for (const [index, skill] of skills.entries()) {
+    if (performance.now() - lastYield > 30) {
+      // Let the progress bar paint and a cancel click arrive.
+      report({ phase: 'Writing the archive', done: index, total: skills.length, item: skill.folder });
+      await yieldToEventLoop();
+      throwIfCancelled(options.signal, 'The export');
+      lastYield = performance.now();
+    }
+    addSkill(zip, skill);
+  }
+  const archive = zip.finish();
+  report({ phase: 'Writing the archive', done: skills.length, total: skills.length });
+  return { zip: archive, count: skills.length, report: groupProblems(checked) };
 }

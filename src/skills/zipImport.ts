@@ -4,7 +4,7 @@
  * then writes each chosen skill as one journaled change with origin 'import'.
  */
 import { decodeSkillText } from './frontmatter';
-import { loadSkillLenient } from './lenientSkill';
+import { loadSkillLenient, type LenientLoadError, type LenientLoadResult, type LenientSkill } from './lenientSkill';
 import { scanSkill, shouldAllowInstall, type InstallVerdict, type ScanResult, type Verdict } from './scanner';
 import { MAX_NAME_LENGTH, MAX_SKILL_CONTENT_CHARS, VALID_NAME_RE } from './constants';
 import { captureFiles, type SkillFiles } from './ledger';
@@ -39,6 +39,8 @@ export interface ImportCandidate {
    * and never believed (the skill starts staged). null when there is none or it is unreadable.
    */
   claimed: ClaimedVerification | null;
+  /** SKILL.md has no frontmatter: imported byte for byte, but out of the index until it has a description. */
+  needsDescription?: boolean;
 }
 
 /** The parts of a sidecar the import dialog shows ("claims: promoted by model X"). */
@@ -203,6 +205,21 @@ function scanCandidate(name: string, files: ZipFile[], trusted: boolean): { scan
   return { scan, install: shouldAllowInstall(scan), decision: decisionFor(scan.verdict, trusted) };
 }
 
+/** What a SKILL.md without frontmatter needs before the agent can be offered it. */
+export const NEEDS_DESCRIPTION_WARNING =
+  'SKILL.md has no frontmatter, so it has no description: it is imported as it is, marked "needs a description", and stays out of the skill index until you add one (Edit)';
+
+/**
+ * A SKILL.md with no frontmatter at all (some public collections ship plain Markdown) is kept
+ * rather than refused: its bytes are imported unchanged under the folder's name, and the skill
+ * is marked as needing a description, a mark derived from the file itself (the catalogue entry
+ * has an empty description), so it holds until the user adds one (docs/skill-tools.md).
+ */
+function loadWithoutFrontmatter(loaded: LenientLoadResult, folderName: string): (LenientSkill & { needsDescription?: boolean }) | LenientLoadError {
+  if (loaded.ok || loaded.code !== 'no_frontmatter') return loaded;
+  return { ok: true, name: folderName, description: '', frontmatter: {}, body: '', bodyOffset: 0, warnings: [NEEDS_DESCRIPTION_WARNING], repaired: false, needsDescription: true };
+}
+
 /** Reads, loads and scans an archive. Writes nothing. */
 export function planImport(bytes: Uint8Array, options: PlanOptions = {}): ImportPlan {
   const archiveName = options.archiveName ?? 'skills.zip';
@@ -242,7 +259,7 @@ export function planImport(bytes: Uint8Array, options: PlanOptions = {}): Import
     const folderName = folder === '' ? baseName(archiveName) : folder.split('/').pop()!;
     const skillMd = files.find((file) => file.path === 'SKILL.md')!;
     const decoded = decodeSkillText(skillMd.bytes);
-    const loaded = loadSkillLenient(decoded.text, folderName);
+    const loaded = loadWithoutFrontmatter(loadSkillLenient(decoded.text, folderName), folderName);
     if (!loaded.ok) {
       plan.refusedSkills.push({ archiveFolder: folder, reason: loaded.message });
       return;
@@ -274,6 +291,7 @@ export function planImport(bytes: Uint8Array, options: PlanOptions = {}): Import
       ...scanCandidate(dir.name, files, trusted),
       collides: options.exists?.(dir.name) ?? false,
       claimed: claim,
+      ...(loaded.needsDescription ? { needsDescription: true } : {}),
     });
   });
   plan.strays = read.files.map((file) => file.path).filter((path) => !claimed.has(path));
@@ -313,27 +331,36 @@ export function choiceAllows(skill: ImportCandidate, choice: ImportChoice | unde
   return null;
 }
 
-async function freeName(engine: SkillEngine, name: string): Promise<string> {
+/** Folder names directly under `skills/`, read once per import instead of once per skill. */
+async function topLevelFolders(engine: SkillEngine): Promise<Set<string>> {
+  return new Set((await engine.files.list(SKILLS_ROOT)).filter((entry) => entry.kind === 'directory').map((entry) => entry.name));
+}
+
+function freeName(engine: SkillEngine, name: string, folders: Set<string>): string {
   for (let n = 2; ; n++) {
     const candidate = `${name}-${n}`;
-    if (engine.catalog.findByName(candidate).length === 0 && (await engine.files.list(`${SKILLS_ROOT}/${candidate}`)).length === 0) return candidate;
+    if (engine.catalog.findByName(candidate).length === 0 && !folders.has(candidate)) return candidate;
   }
 }
 
-async function importOne(engine: SkillEngine, plan: ImportPlan, skill: ImportCandidate, choice: ImportChoice): Promise<ImportOutcome> {
+async function importOne(engine: SkillEngine, plan: ImportPlan, skill: ImportCandidate, choice: ImportChoice, folders: Set<string>): Promise<ImportOutcome> {
   let name = skill.name;
   const existing = engine.catalog.findByName(name)[0];
-  const taken = existing !== undefined || (await engine.files.list(`${SKILLS_ROOT}/${name}`)).length > 0;
+  const taken = existing !== undefined || folders.has(name);
   const collision = choice.collision ?? 'skip';
   if (taken && collision === 'skip') return { id: skill.id, status: 'skipped', name, reason: `a skill named '${name}' exists` };
-  if (taken && collision === 'keep-both') name = await freeName(engine, name);
+  if (taken && collision === 'keep-both') name = freeName(engine, name, folders);
   const replacing = taken && collision === 'replace';
   const dir = replacing && existing ? existing.dir : `${SKILLS_ROOT}/${name}`;
+  if (dir === `${SKILLS_ROOT}/${name}`) folders.add(name);
 
   return engine.locks.withLock(skillLockKey(name), async () => {
     const before: SkillFiles = replacing ? await captureFiles(engine.files, dir) : new Map();
     const after: SkillFiles = new Map(skill.files.map((file) => [`${dir}/${file.path}`, file.bytes]));
     const executable = skill.files.filter((file) => file.executable).map((file) => file.path);
+    // Each file's own mode, kept for export (zipExport.ts `importedModes`); an archive that
+    // records none gives 0o644 for all, so export does not guess from a `#!`.
+    const modes = Object.fromEntries(skill.files.map((file) => [file.path, file.mode ?? (file.executable ? 0o755 : 0o644)]));
     const entry = await engine.ledger.prepare({
       actor: 'import',
       action: 'import',
@@ -351,6 +378,7 @@ async function importOne(engine: SkillEngine, plan: ImportPlan, skill: ImportCan
         replaced: replacing,
         renamed_from: name !== skill.name ? skill.name : undefined,
         executable,
+        modes,
         // Recorded as a claim only; the usage record starts staged whatever it says.
         claimed_verification: skill.claimed ?? undefined,
       },
@@ -371,12 +399,20 @@ async function importOne(engine: SkillEngine, plan: ImportPlan, skill: ImportCan
 }
 
 /**
+ * How many skills are written at once. Each skill is still its own locked, journaled,
+ * all-or-nothing change; running a few side by side hides the round trips to OPFS and
+ * IndexedDB that one change waits on (docs/skill-tools.md, "Import and export at scale").
+ */
+const IMPORT_PARALLELISM = 8;
+
+/**
  * Writes the chosen skills, each as one all-or-nothing change (supporting files first, SKILL.md
  * last), with an 'import' ledger entry and usage `source: 'import'` (verification 'staged').
  * The verdict rules are enforced here too, not only in the dialog. Progress is reported per
  * skill; a cancel takes effect between skills, so every skill is either wholly imported or
  * untouched, and the skills not reached come back as skipped with reason "cancelled"
- * (docs/architecture.md, "Long work").
+ * (docs/architecture.md, "Long work"). Outcomes are in plan order. A few skills are written
+ * side by side; "keep both" renames pick a free name, so those run one at a time afterwards.
  */
 export async function applyImport(
   engine: SkillEngine,
@@ -384,22 +420,38 @@ export async function applyImport(
   choices: Record<string, ImportChoice>,
   options: LongTaskOptions = {},
 ): Promise<ImportOutcome[]> {
-  const outcomes: ImportOutcome[] = [];
+  const outcomes: ImportOutcome[] = new Array(plan.skills.length);
   const report = throttledProgress(options.onProgress);
   const total = plan.skills.length;
-  for (const [index, skill] of plan.skills.entries()) {
+  let done = 0;
+  const folders = await topLevelFolders(engine);
+  const runOne = async (index: number): Promise<void> => {
+    const skill = plan.skills[index];
     if (options.signal?.aborted) {
-      outcomes.push({ id: skill.id, status: 'skipped', name: skill.name, reason: CANCELLED_REASON });
-      continue;
+      outcomes[index] = { id: skill.id, status: 'skipped', name: skill.name, reason: CANCELLED_REASON };
+    } else {
+      report({ phase: 'Importing skills', done, total, item: skill.name });
+      const refusal = choiceAllows(skill, choices[skill.id]);
+      outcomes[index] = refusal ? { id: skill.id, status: 'skipped', name: skill.name, reason: refusal } : await importOne(engine, plan, skill, choices[skill.id], folders);
     }
-    report({ phase: 'Importing skills', done: index, total, item: skill.name });
-    const refusal = choiceAllows(skill, choices[skill.id]);
-    if (refusal) {
-      outcomes.push({ id: skill.id, status: 'skipped', name: skill.name, reason: refusal });
-      continue;
+    done++;
+  };
+  const indexes = plan.skills.map((_, index) => index);
+  const renaming = (index: number) => choices[plan.skills[index].id]?.collision === 'keep-both';
+  const parallel = indexes.filter((index) => !renaming(index));
+  let next = 0;
+  let failed = false;
+  const workers = Array.from({ length: Math.min(IMPORT_PARALLELISM, parallel.length) }, async () => {
+    // A failed write stops the others from starting new skills; the error is the import's.
+    while (next < parallel.length && !failed) {
+      await runOne(parallel[next++]).catch((error: unknown) => {
+        failed = true;
+        throw error;
+      });
     }
-    outcomes.push(await importOne(engine, plan, skill, choices[skill.id]));
-  }
+  });
+  await Promise.all(workers);
+  for (const index of indexes.filter(renaming)) await runOne(index);
   report({ phase: 'Importing skills', done: total, total });
   return outcomes;
 }

@@ -19,7 +19,7 @@ import {
 } from './fileStore';
 import { type Liveness, contextLiveness, randomId } from './liveness';
 import { isQuotaError, toStorageFullError } from './quota';
-import { tempPathFor } from './tempFiles';
+import { isTempPath, tempPathFor } from './tempFiles';
 
 /** `move()` is shipped by every engine but is not in the spec, so not in TypeScript's DOM lib. */
 interface MovableFileHandle extends FileSystemFileHandle {
@@ -83,7 +83,22 @@ export class OpfsFileStore implements FileStore {
     const bytes = toBytes(data);
     // A directory removed elsewhere fails the temp file's creation (NotFoundError); the
     // retry in inDirectory recreates it. Nothing was published by the failed attempt.
-    await this.inDirectory(parentOf(path), true, undefined, (dir) => this.writeIn(dir, name, path, bytes));
+    await this.inDirectory(parentOf(path), true, undefined, (dir) => (isTempPath(path) ? this.writeTemp(dir, name, path, bytes) : this.writeIn(dir, name, path, bytes)));
+  }
+
+  /**
+   * A temp path (the journal's staged copy) is invisible to readers and swept when its writer
+   * is gone, so it is written in place: a temp file and a move around it would only add two
+   * round trips per staged file (docs/skill-tools.md, "At scale").
+   */
+  private async writeTemp(dir: FileSystemDirectoryHandle, name: string, path: string, bytes: Uint8Array): Promise<void> {
+    const handle = await dir.getFileHandle(name, { create: true });
+    try {
+      await this.withBusyRetry(() => writeWhole(handle, bytes));
+    } catch (err) {
+      await dir.removeEntry(name).catch(() => undefined);
+      throw isQuotaError(err, { duringWrite: true }) ? await toStorageFullError(err, path) : err;
+    }
   }
 
   private async writeIn(dir: FileSystemDirectoryHandle, name: string, path: string, bytes: Uint8Array): Promise<void> {

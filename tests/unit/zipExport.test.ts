@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { strToU8, unzipSync, zipSync } from 'fflate';
-import { buildSkillsZip, claudeUploadCheck, collectAllSkills, collectSkill, exportChecks, strictCheck, VERIFICATION_SIDECAR_FILE } from '../../src/skills/zipExport';
+import { buildSkillsZip, checkSkill, collectAllSkills, collectSkill, exportAllSkills, importedModes, VERIFICATION_SIDECAR_FILE } from '../../src/skills/zipExport';
+import { CancelledError, type Progress } from '../../src/storage/progress';
 import { MemoryRecordStore } from '../../src/storage/memoryRecordStore';
 import { VerdictStore } from '../../src/gate/verdictStore';
 import { gateVerificationSource, verificationSidecar } from '../../src/gate/verificationViews';
@@ -17,7 +18,7 @@ const SCRIPT = '#!/usr/bin/env python3\nprint("hi")\n';
 describe('buildSkillsZip', () => {
   it('puts <name>/SKILL.md at the top with exec bits for scripts', () => {
     const bytes = buildSkillsZip([
-      { folder: 'alpha', files: [{ path: 'SKILL.md', bytes: strToU8(CRLF_SKILL) }, { path: 'scripts/run.py', bytes: strToU8(SCRIPT), executable: true }] },
+      { folder: 'alpha', files: [{ path: 'SKILL.md', bytes: strToU8(CRLF_SKILL) }, { path: 'scripts/run.py', bytes: strToU8(SCRIPT), mode: 0o755 }] },
     ]);
     const entries = unzipSync(bytes);
     expect(Object.keys(entries).sort()).toEqual(['alpha/SKILL.md', 'alpha/scripts/run.py']);
@@ -55,7 +56,9 @@ describe('export → import round trip', () => {
     expect([...files['assets/data.raw'].bytes]).toEqual([...binary]);
     expect([...files['references/odd.md'].bytes]).toEqual([...invalid]);
     expect(files['scripts/run.py'].executable).toBe(true);
+    expect(files['scripts/run.py'].mode).toBe(0o755);
     expect(files['assets/data.raw'].executable).toBe(false);
+    expect(files['assets/data.raw'].mode).toBe(0o644);
 
     const target = createTestEngine();
     await applyImport(target.engine, back, { [back.skills[0].id]: { include: true } });
@@ -71,57 +74,81 @@ describe('export → import round trip', () => {
   });
 });
 
-describe('strict Agent Skills check (skills-ref rules)', () => {
-  it('passes a valid skill', () => {
-    expect(strictCheck('alpha', strToU8(skillContent('alpha')))).toEqual([]);
+function modesOf(zip: Uint8Array): Record<string, number | null> {
+  const directory = readCentralDirectory(zip);
+  if ('error' in directory) throw new Error(directory.error);
+  return Object.fromEntries(directory.entries.map((e) => [e.name, e.unixMode]));
+}
+
+describe('file modes from import to export', () => {
+  const archive = () =>
+    zipSync({
+      'alpha/SKILL.md': [strToU8(skillContent('alpha')), { os: 3, attrs: (0o100644 << 16) >>> 0 }],
+      'alpha/scripts/plain.sh': [strToU8('#!/bin/sh\necho plain\n'), { os: 3, attrs: (0o100644 << 16) >>> 0 }],
+      'alpha/scripts/run.sh': [strToU8('#!/bin/sh\necho run\n'), { os: 3, attrs: (0o100755 << 16) >>> 0 }],
+      'alpha/references/tool.py': [strToU8('print(1)\n'), { os: 3, attrs: (0o100750 << 16) >>> 0 }],
+    });
+
+  it('keeps each imported file its own mode (a #! script imported as 644 stays 644), also after edits of other files', async () => {
+    const t = createTestEngine();
+    const plan = planImport(archive());
+    await applyImport(t.engine, plan, { [plan.skills[0].id]: { include: true } });
+    const expected = { 'alpha/SKILL.md': 0o100644, 'alpha/scripts/plain.sh': 0o100644, 'alpha/scripts/run.sh': 0o100755, 'alpha/references/tool.py': 0o100750 };
+    expect(modesOf(buildSkillsZip([(await collectSkill(t.engine, 'alpha'))!]))).toEqual(expected);
+
+    expect((await t.manage({ action: 'write_file', name: 'alpha', file_path: 'references/notes.md', file_content: '# Notes\n' })).success).toBe(true);
+    expect((await t.manage({ action: 'patch', name: 'alpha', old_string: '# alpha', new_string: '# Alpha' })).success).toBe(true);
+    const after = await collectSkill(t.engine, 'alpha');
+    expect(modesOf(buildSkillsZip([after!]))).toEqual({ ...expected, 'alpha/references/notes.md': 0o100644 });
+
+    // The round trip: bytes and modes come back as they went in.
+    const back = planImport(buildSkillsZip([after!]));
+    const files = Object.fromEntries(back.skills[0].files.map((f) => [f.path, f]));
+    expect(files['scripts/plain.sh'].mode).toBe(0o644);
+    expect(files['scripts/run.sh'].mode).toBe(0o755);
+    expect(new TextDecoder().decode(files['scripts/plain.sh'].bytes)).toBe('#!/bin/sh\necho plain\n');
   });
 
-  it('reports name, folder, field and length problems with skills-ref wording', () => {
-    const text = `---\nname: Bad--Name-\ndescription: ${'x'.repeat(1030)}\nversion: 1.0\ncompatibility: ${'y'.repeat(501)}\n---\n\nBody\n`;
-    const problems = strictCheck('other', strToU8(text));
-    expect(problems).toEqual(
-      expect.arrayContaining([
-        "Unexpected fields in frontmatter: version. Only [allowed-tools, compatibility, description, license, metadata, name] are allowed.",
-        "Skill name 'Bad--Name-' must be lowercase",
-        'Skill name cannot start or end with a hyphen',
-        'Skill name cannot contain consecutive hyphens',
-        "Directory name 'other' must match skill name 'Bad--Name-'",
-        'Description exceeds 1024 character limit (1030 chars)',
-        'Compatibility exceeds 500 character limit (501 chars)',
-      ]),
-    );
+  it('skills made in Knack keep the rule: a scripts/ file starting with #! is executable', async () => {
+    const t = createTestEngine();
+    await t.manage({ action: 'create', name: 'beta', content: skillContent('beta') });
+    await t.manage({ action: 'write_file', name: 'beta', file_path: 'scripts/go.sh', file_content: '#!/bin/sh\necho go\n' });
+    await t.manage({ action: 'write_file', name: 'beta', file_path: 'scripts/data.txt', file_content: 'no shebang\n' });
+    expect(modesOf(buildSkillsZip([(await collectSkill(t.engine, 'beta'))!]))).toEqual({ 'beta/SKILL.md': 0o100644, 'beta/scripts/data.txt': 0o100644, 'beta/scripts/go.sh': 0o100755 });
   });
 
-  it('reports a BOM, a missing fence, flow style and a missing description', () => {
-    expect(strictCheck('a', strToU8('\uFEFF' + skillContent('a')))).toEqual(['SKILL.md must start with YAML frontmatter (---)']);
-    expect(strictCheck('a', strToU8('---\nname: a\ndescription: x\n'))).toEqual(['SKILL.md frontmatter not properly closed with ---']);
-    expect(strictCheck('a', strToU8('---\nname: a\ndescription: x\nmetadata:\n  tags: [x, y]\n---\nB\n')).join('\n')).toMatch(/Invalid YAML/);
-    expect(strictCheck('a', strToU8('---\nname: a\n---\nB\n'))).toEqual(['Missing required field in frontmatter: description']);
+  it('reads the modes of older imports, which recorded only the executable paths', () => {
+    const entry = { id: 'e', ts: '', at: 1, actor: 'import' as const, action: 'import', skill: 'a', before: [], after: [{ path: 'skills/a/SKILL.md', hash: 'h' }, { path: 'skills/a/scripts/x.sh', hash: 'h' }, { path: 'skills/a/scripts/y.sh', hash: 'h' }], evidence: { executable: ['scripts/x.sh'] } };
+    expect(importedModes([entry])).toEqual(new Map([['SKILL.md', 0o644], ['scripts/x.sh', 0o755], ['scripts/y.sh', 0o644]]));
+    expect(importedModes([entry, { ...entry, id: 'f', at: 2, action: 'delete', evidence: {} }])).toBeNull();
   });
 });
 
-describe('Claude.ai upload check', () => {
-  it('reports reserved words, angle brackets, list-form allowed-tools and plugin manifests', () => {
-    const text = '---\nname: claude-helper\ndescription: Wraps <tool> calls\nallowed-tools:\n  - Read\n---\n\nBody\n';
-    const problems = claudeUploadCheck({
-      folder: 'claude-helper',
-      files: [
-        { path: 'SKILL.md', bytes: strToU8(text) },
-        { path: '.claude-plugin/plugin.json', bytes: strToU8('{}') },
-      ],
-    });
-    expect(problems).toEqual(
-      expect.arrayContaining([
-        "Skill name in SKILL.md cannot contain the reserved word 'claude'",
-        'description cannot contain angle brackets (< or >) or XML tags',
-        "'allowed-tools' must be a space-separated string, not a list",
-        'A skill cannot contain a plugin manifest (.claude-plugin/plugin.json)',
-      ]),
-    );
+describe('exportAllSkills', () => {
+  it('reports the two phases, groups the problems by kind and zips every skill', async () => {
+    const t = createTestEngine();
+    await t.manage({ action: 'create', name: 'beta', content: skillContent('beta') });
+    await t.manage({ action: 'create', name: 'gamma', content: '---\nname: gamma\ndescription: Use for gamma work.\nrequires:\n  mcp: [rube]\n---\n\n# Gamma\n' });
+    const phases: Progress[] = [];
+    const result = await exportAllSkills(t.engine, { onProgress: (p) => phases.push(p) });
+    expect(result.count).toBe(2);
+    expect(Object.keys(unzipSync(result.zip)).sort()).toEqual(['beta/SKILL.md', 'gamma/SKILL.md']);
+    expect([...new Set(phases.map((p) => p.phase))]).toEqual(['Reading skills', 'Writing the archive']);
+    expect(phases.at(-1)).toEqual({ phase: 'Writing the archive', done: 2, total: 2 });
+    expect(result.report.kinds.map((k) => [k.kind.id, k.count, k.skills.map((s) => s.name)])).toEqual([['unexpected-fields', 1, ['gamma']]]);
+    expect(result.report).toMatchObject({ total: 2, incompatible: 0, advisoryOnly: 1 });
+  });
+
+  it('stops with a CancelledError when the signal is aborted', async () => {
+    const t = createTestEngine();
+    await t.manage({ action: 'create', name: 'beta', content: skillContent('beta') });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(exportAllSkills(t.engine, { signal: controller.signal })).rejects.toBeInstanceOf(CancelledError);
   });
 
   it('finds nothing wrong with a clean skill', () => {
-    expect(exportChecks({ folder: 'alpha', files: [{ path: 'SKILL.md', bytes: strToU8(skillContent('alpha')) }] })).toEqual({ strict: [], claude: [] });
+    expect(checkSkill({ folder: 'alpha', files: [{ path: 'SKILL.md', bytes: strToU8(skillContent('alpha')) }] })).toEqual([]);
   });
 });
 

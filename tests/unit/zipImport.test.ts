@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { strToU8, zipSync, type Zippable } from 'fflate';
-import { applyImport, CANCELLED_REASON, collapseRepeats, planImport, retrustPlan } from '../../src/skills/zipImport';
+import { applyImport, CANCELLED_REASON, collapseRepeats, NEEDS_DESCRIPTION_WARNING, planImport, retrustPlan } from '../../src/skills/zipImport';
 import { readZip } from '../../src/skills/zipArchive';
+import { renderSkillIndex } from '../../src/skills/skillIndex';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
 import { zipWithRepeats } from '../fixtures/repeatedZip';
 
@@ -158,6 +159,26 @@ describe('planImport: lenient loading', () => {
     const plan = planImport(zip({ 'alpha/SKILL.md': '---\nname: alpha\n---\n\nBody\n', 'beta/SKILL.md': skillContent('beta') }));
     expect(plan.skills.map((s) => s.name)).toEqual(['beta']);
     expect(plan.refusedSkills).toEqual([{ archiveFolder: 'alpha', reason: expect.stringMatching(/no description/) }]);
+  });
+
+  it('imports a SKILL.md with no frontmatter leniently: bytes kept, marked as needing a description, out of the index', async () => {
+    const plain = '# UiPath helper\n\nSteps for the robot.\n';
+    const plan = planImport(zip({ 'uipath-helper/SKILL.md': plain, 'beta/SKILL.md': skillContent('beta') }));
+    expect(plan.refusedSkills).toEqual([]);
+    const candidate = plan.skills.find((s) => s.name === 'uipath-helper')!;
+    expect(candidate).toMatchObject({ description: '', needsDescription: true, warnings: [NEEDS_DESCRIPTION_WARNING] });
+    const t = createTestEngine();
+    const outcomes = await applyImport(t.engine, plan, Object.fromEntries(plan.skills.map((s) => [s.id, { include: true }])));
+    expect(outcomes.map((o) => o.status)).toEqual(['imported', 'imported']);
+    expect(await t.files.readText('skills/uipath-helper/SKILL.md')).toBe(plain);
+    expect(t.engine.catalog.findByName('uipath-helper')[0].description).toBe('');
+    const options = { platform: null, disabled: [], available: null, tokenBudget: 2500, firstUserMessage: 'robot steps' };
+    const index = renderSkillIndex(t.engine.catalog.entries(), new Map(), options);
+    expect(index).toContain('beta');
+    expect(index).not.toContain('uipath-helper');
+    // Once it has a description, it joins the index.
+    expect((await t.manage({ action: 'edit', name: 'uipath-helper', content: `---\nname: uipath-helper\ndescription: Use for UiPath robots.\n---\n\n${plain}` })).success).toBe(true);
+    expect(renderSkillIndex(t.engine.catalog.entries(), new Map(), options)).toContain('uipath-helper');
   });
 
   it('refuses YAML that no repair parses', () => {

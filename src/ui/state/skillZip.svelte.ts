@@ -1,32 +1,15 @@
 /**
- * Zip import and export in the Skills view: the import plan under review, the user's ticks
- * per skill, the import's progress and its result, and export downloads with their check
- * results. Nothing is written until `importChosen`; the engine enforces the verdict rules
- * again (applyImport). The review's counts and bulk choices are in importReview.ts.
+/**
+ * Zip import in the Skills view: the import plan under review, the user's ticks per skill,
+ * the import's progress and its result. Nothing is written until `importChosen`; the engine
+ * enforces the verdict rules again (applyImport). The review's counts and bulk choices are in
+ * importReview.ts; export lives in skillExport.svelte.ts.
  */
 import { skillsLibrary } from './skills.svelte';
 import { applyImport, planImport, retrustPlan, type CollisionChoice, type ImportCandidate, type ImportChoice, type ImportPlan } from '../../skills/zipImport';
 import { isCancelled, type Progress } from '../../storage/progress';
 import { chosenPlan, collisionForAll, confirmAllOfVerdict, describeResult, importResult, includeAll, initialChoices, plannedStatus, REVIEW_PAGE_SIZE, type ImportResult, type ReviewFilter } from './importReview';
 import type { Verdict } from '../../skills/scanner';
-import { buildSkillsZip, collectAllSkills, collectSkill, exportChecks, type ExportChecks } from '../../skills/zipExport';
-
-export interface PendingExport {
-  name: string;
-  checks: ExportChecks;
-}
-
-function download(bytes: Uint8Array, fileName: string): void {
-  const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/zip' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // Chromium starts the download from the click; the URL can go once the task is done.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
 
 class SkillZip {
   // Raw: a plan and its choices are replaced whole (retrust, a tick, a bulk choice), never
@@ -44,9 +27,6 @@ class SkillZip {
   /** What the last import did, kept with every skipped skill's reason until dismissed. */
   result = $state.raw<ImportResult | null>(null);
   private importAbort: AbortController | null = null;
-  /** A single-skill export whose checks found problems, waiting for "Download anyway". */
-  pendingExport = $state<PendingExport | null>(null);
-  exportNotice = $state<string | null>(null);
 
   /** Import is offered when it would write at least one skill (a collision left on "skip" writes none). */
   canImport = $derived(this.plan !== null && this.plan.skills.some((skill) => plannedStatus(skill, this.choices[skill.id]) === 'import'));
@@ -161,42 +141,6 @@ class SkillZip {
       this.progress = null;
       this.importAbort = null;
     }
-  };
-
-  exportAll = async (): Promise<void> => {
-    this.exportNotice = null;
-    const services = await skillsLibrary.start();
-    const skills = await collectAllSkills(services.engine);
-    const withProblems = skills.filter((skill) => {
-      const checks = exportChecks(skill);
-      return checks.strict.length + checks.claude.length > 0;
-    });
-    download(buildSkillsZip(skills), 'knack-skills.zip');
-    skillsLibrary.notice =
-      `Exported ${skills.length} skill${skills.length === 1 ? '' : 's'}` +
-      (withProblems.length > 0 ? `; strict or Claude.ai checks found problems in ${withProblems.map((s) => s.folder).join(', ')}.` : '.');
-  };
-
-  /** Checks first; a clean skill downloads at once, one with problems waits for "Download anyway". */
-  exportSkill = async (name: string, force = false): Promise<void> => {
-    const services = await skillsLibrary.start();
-    const skill = await collectSkill(services.engine, name);
-    if (!skill) {
-      this.exportNotice = `${name} has no files to export.`;
-      return;
-    }
-    const checks = exportChecks(skill);
-    if (!force && checks.strict.length + checks.claude.length > 0) {
-      this.pendingExport = { name, checks };
-      return;
-    }
-    this.pendingExport = null;
-    download(buildSkillsZip([skill]), `${name}.zip`);
-    this.exportNotice = `Downloaded ${name}.zip.`;
-  };
-
-  dismissExport = (): void => {
-    this.pendingExport = null;
   };
 }
 
