@@ -27,6 +27,9 @@ export const budgets = [
   { key: 'skillIndexTokensAtScale10k', limit: 2500, unit: 'tokens', path: 'skillIndexTokensAtScale.tokens10000', spec: 'skill index for 10,000 skills (long names and descriptions)' },
   { key: 'skillIndexTokens1k', limit: 2500, unit: 'tokens', path: 'skillIndex1k.indexTokens', spec: 'skill index for 1,000 skills (the OPFS bench library, from the snapshot)' },
   { key: 'skillIndexTokens10k', limit: 2500, unit: 'tokens', path: 'skillIndex10k.indexTokens', spec: 'skill index for 10,000 skills (the OPFS bench library, from the snapshot)' },
+  { key: 'chatToolStormLongestFrame', limit: 100, unit: 'ms', path: 'chatToolStorm.full.longestFrameMs', spec: 'chat, a model asking for 200 tool calls in every reply: longest frame over the turn' },
+  { key: 'chatToolStormStop', limit: 500, unit: 'ms max', path: 'chatToolStorm.stop.latency.max', spec: 'chat, 200 tool calls a reply: Stop clicked → chat idle (next frame)' },
+  { key: 'chatToolStormAfterStop', limit: 0, unit: 'requests + results', path: 'chatToolStorm.stop.afterStop', spec: 'chat, 200 tool calls a reply: requests and tool results after Stop took effect' },
 ];
 
 function lookup(results, path) {

@@ -42,65 +42,146 @@ function skillViewed(call: StoredToolCall): string | null {
  * The result of each call of the assistant line at `index`, in call order. Ids can repeat (in one
  * reply, from a session stored before the loop made them unique, or `call_1` in every reply), so
  * a call takes the first unclaimed result with its id among the tool lines right after it, and
- * only then the session's latest result with that id.
+ * only then the session's latest result with that id. Linear in the calls: a reply of hundreds
+ * of calls is matched once per rebuild, not once per call (docs/chat.md, "Rendering").
  */
 function resultsOfCalls(lines: readonly ChatLine[], index: number, latest: ReadonlyMap<string, string>): (string | null)[] {
-  const following: ChatLine[] = [];
-  for (let next = index + 1; next < lines.length && lines[next]!.role === 'tool'; next++) following.push(lines[next]!);
-  const claimed = new Set<ChatLine>();
-  return (lines[index]!.toolCalls ?? []).map((call) => {
-    const own = following.find((line) => !claimed.has(line) && line.toolCallId === call.id);
-    if (own) claimed.add(own);
-    return own ? own.content : (latest.get(call.id) ?? null);
-  });
+  const following = new Map<string, string[]>();
+  for (let next = index + 1; next < lines.length && lines[next]!.role === 'tool'; next++) {
+    const line = lines[next]!;
+    if (line.toolCallId === undefined) continue;
+    const queue = following.get(line.toolCallId);
+    if (queue) queue.push(line.content);
+    else following.set(line.toolCallId, [line.content]);
+  }
+  return (lines[index]!.toolCalls ?? []).map((call) => following.get(call.id)?.shift() ?? latest.get(call.id) ?? null);
 }
 
-export function displayItems(lines: readonly ChatLine[], live: { generating: boolean; draft: string }): DisplayItem[] {
+type ReplyItem = Extract<DisplayItem, { kind: 'reply' }>;
+type ToolPart = Extract<ReplyPart, { kind: 'tool' }>;
+
+/** The parts and items of the last build, by key, so an unchanged one keeps its object. */
+interface Earlier {
+  items: Map<string, DisplayItem>;
+  parts: Map<string, ReplyPart>;
+}
+
+function earlierOf(previous: readonly DisplayItem[]): Earlier {
+  const items = new Map<string, DisplayItem>();
+  const parts = new Map<string, ReplyPart>();
+  for (const item of previous) {
+    items.set(item.key, item);
+    if (item.kind === 'reply') for (const part of item.parts) parts.set(`${item.key}/${part.key}`, part);
+  }
+  return { items, parts };
+}
+
+function toolPart(key: string, call: StoredToolCall, result: string | null, earlier: ReplyPart | undefined): ToolPart {
+  if (
+    earlier?.kind === 'tool' &&
+    earlier.result === result &&
+    earlier.call.id === call.id &&
+    earlier.call.name === call.name &&
+    earlier.call.arguments === call.arguments
+  ) {
+    return earlier;
+  }
+  return { kind: 'tool', key, call, result, success: result === null ? null : successOf(result), skill: skillViewed(call) };
+}
+
+function samePart(a: ReplyPart | undefined, b: ReplyPart): boolean {
+  if (!a || a.kind !== b.kind) return false;
+  if (a.kind === 'text' && b.kind === 'text') return a.text === b.text && a.streaming === b.streaming;
+  if (a.kind === 'notice' && b.kind === 'notice') return a.notice === b.notice;
+  if (a.kind === 'reasoning' && b.kind === 'reasoning') return a.text === b.text;
+  return a === b;
+}
+
+/** Keeps the earlier object of each part (and of the reply) that did not change. */
+function settleReply(reply: ReplyItem, earlier: Earlier): ReplyItem {
+  reply.parts = reply.parts.map((part) => {
+    const before = earlier.parts.get(`${reply.key}/${part.key}`);
+    return before && samePart(before, part) ? before : part;
+  });
+  const before = earlier.items.get(reply.key);
+  if (
+    before?.kind === 'reply' &&
+    before.stopped === reply.stopped &&
+    before.streaming === reply.streaming &&
+    before.parts.length === reply.parts.length &&
+    before.parts.every((part, at) => part === reply.parts[at])
+  ) {
+    return before;
+  }
+  return reply;
+}
+
+function userItem(line: ChatLine, index: number, earlier: Earlier): DisplayItem {
+  const key = `u${index}`;
+  const before = earlier.items.get(key);
+  if (before?.kind === 'user' && before.line.id === line.id && before.line.content === line.content) return before;
+  const invocation = skillInvocationOf(line.content);
+  return { kind: 'user', key, line, text: invocation ? invocation.request : line.content, skill: invocation?.skill ?? null };
+}
+
+/**
+ * The items of the stored lines. Given the previous build, every item and part that did not
+ * change is the previous object itself, so the keyed list re-renders only what changed: a new
+ * tool result touches its own part, never the earlier messages (docs/chat.md, "Rendering").
+ */
+export function lineItems(lines: readonly ChatLine[], previous: readonly DisplayItem[] = []): DisplayItem[] {
+  const earlier = earlierOf(previous);
   const latest = new Map<string, string>();
   for (const line of lines) if (line.role === 'tool' && line.toolCallId) latest.set(line.toolCallId, line.content);
 
   const items: DisplayItem[] = [];
-  let reply: Extract<DisplayItem, { kind: 'reply' }> | null = null;
-  const currentReply = (key: string) => {
-    if (!reply) {
-      reply = { kind: 'reply', key, parts: [], stopped: false, streaming: false };
-      items.push(reply);
-    }
-    return reply;
+  let reply: ReplyItem | null = null;
+  const closeReply = () => {
+    if (reply) items[items.length - 1] = settleReply(reply, earlier);
+    reply = null;
   };
   lines.forEach((line, index) => {
     if (line.role === 'user') {
-      const invocation = skillInvocationOf(line.content);
-      items.push({ kind: 'user', key: `u${index}`, line, text: invocation ? invocation.request : line.content, skill: invocation?.skill ?? null });
-      reply = null;
+      closeReply();
+      items.push(userItem(line, index, earlier));
       return;
     }
     if (line.role !== 'assistant') return; // tool results sit under their calls
-    const target = currentReply(`r${index}`);
+    if (!reply) {
+      reply = { kind: 'reply', key: `r${index}`, parts: [], stopped: false, streaming: false };
+      items.push(reply);
+    }
+    const target: ReplyItem = reply;
     if (line.content) target.parts.push({ kind: 'text', key: `t${index}`, text: line.content, streaming: false });
     const results = resultsOfCalls(lines, index, latest);
     for (const [position, call] of (line.toolCalls ?? []).entries()) {
-      const result = results[position] ?? null;
-      target.parts.push({
-        kind: 'tool',
-        // By place, never by the call's id alone: ids can repeat (see resultsOfCalls).
-        key: `c${index}-${position}`,
-        call,
-        result,
-        success: result === null ? null : successOf(result),
-        skill: skillViewed(call),
-      });
+      // By place, never by the call's id alone: ids can repeat (see resultsOfCalls).
+      const key = `c${index}-${position}`;
+      target.parts.push(toolPart(key, call, results[position] ?? null, earlier.parts.get(`${target.key}/${key}`)));
     }
     if (line.cutOff || line.empty) target.parts.push({ kind: 'notice', key: `n${index}`, notice: line.cutOff ? 'cut-off' : 'empty' });
     if (line.reasoning) target.parts.push({ kind: 'reasoning', key: `z${index}`, text: line.reasoning });
     if (line.stopped) target.stopped = true;
   });
-  if (live.generating) {
-    const target = currentReply(`r${lines.length}`);
-    target.streaming = true;
-    if (live.draft) target.parts.push({ kind: 'text', key: 'draft', text: live.draft, streaming: true });
-  }
+  closeReply();
   return items;
+}
+
+/**
+ * The stored items with the reply in progress: the last reply marked streaming and the draft
+ * at its end (a new reply item when the turn has no line yet). Only that item is a new object,
+ * so a streamed token re-renders the last message alone.
+ */
+export function withLive(items: readonly DisplayItem[], linesCount: number, live: { generating: boolean; draft: string }): DisplayItem[] {
+  if (!live.generating) return items as DisplayItem[];
+  const last = items.at(-1);
+  const draft: ReplyPart[] = live.draft ? [{ kind: 'text', key: 'draft', text: live.draft, streaming: true }] : [];
+  if (last?.kind === 'reply') return [...items.slice(0, -1), { ...last, streaming: true, parts: [...last.parts, ...draft] }];
+  return [...items, { kind: 'reply', key: `r${linesCount}`, parts: draft, stopped: false, streaming: true }];
+}
+
+export function displayItems(lines: readonly ChatLine[], live: { generating: boolean; draft: string }, previous: readonly DisplayItem[] = []): DisplayItem[] {
+  return withLive(lineItems(lines, previous), lines.length, live);
 }
 
 /** `**bold**` search snippets as plain and matched pieces (rendered as text, never as HTML). */
