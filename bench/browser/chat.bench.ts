@@ -157,7 +157,7 @@ async function runChat(runs: number, baseUrl: string): Promise<Record<string, Re
 const STORM_MARK = 'bench tool storm';
 
 interface StormChat extends ChatHandle {
-  readonly lines: readonly { role: string; toolCalls?: unknown[] }[];
+  readonly lines: readonly { id: string; role: string; toolCalls?: unknown[] }[];
 }
 
 const nextFrame = () => new Promise<number>((resolve) => requestAnimationFrame(resolve));
@@ -228,18 +228,23 @@ async function fullStorm(chat: StormChat): Promise<Record<string, number>> {
     ...frames,
     turnMs: Math.round(performance.now() - started),
     expectedToolCalls,
-    renderedToolCalls: document.querySelectorAll('ol[aria-label="Messages"] details.tool').length,
+    // Single calls, plus the calls folded into groups (ToolCallGroup.svelte, closed by default).
+    renderedToolCalls:
+      document.querySelectorAll('ol[aria-label="Messages"] details.tool').length +
+      [...document.querySelectorAll<HTMLElement>('ol[aria-label="Messages"] [data-tool-group]')].reduce((sum, group) => sum + Number(group.dataset.calls), 0),
   };
 }
 
 /** One stopped turn: Stop is clicked once `afterResults` tool results are in. */
-async function stoppedStorm(chat: StormChat, requests: { readonly count: number }, afterResults: number): Promise<{ latency: number; extraRequests: number; extraToolResults: number; longestFrameMs: number }> {
+async function stoppedStorm(chat: StormChat, requests: { readonly count: number }, afterResults: number): Promise<{ latency: number; unsaved: number; extraRequests: number; extraToolResults: number; longestFrameMs: number }> {
   chat.newChat();
   await cleared();
   const watch = frameWatch();
   void chat.send(`${STORM_MARK}: stop after ${afterResults}`);
   while (chat.isGenerating && toolResults(chat) < afterResults) await nextFrame();
   if (!chat.isGenerating) throw new Error(`the turn ended before ${afterResults} tool results`);
+  // Lines whose write has not landed yet (their id is still local): the turn ends after them.
+  const unsaved = chat.lines.filter((line) => line.id.startsWith('local:')).length;
   const clickedAt = performance.now();
   stopButton().click();
   while (chat.isGenerating) await nextFrame();
@@ -248,6 +253,7 @@ async function stoppedStorm(chat: StormChat, requests: { readonly count: number 
   await new Promise((resolve) => setTimeout(resolve, 1000));
   return {
     latency,
+    unsaved,
     extraRequests: requests.count - atIdle.requests,
     extraToolResults: toolResults(chat) - atIdle.results,
     longestFrameMs: watch.stop().longestFrameMs,
@@ -273,6 +279,7 @@ async function runStorm(baseUrl: string): Promise<unknown> {
       full,
       stop: {
         latency: summarize(stops.map((run) => run.latency)),
+        unsavedAtStop: stops.map((run) => run.unsaved),
         extraRequests: Math.max(...stops.map((run) => run.extraRequests)),
         extraToolResults: Math.max(...stops.map((run) => run.extraToolResults)),
         afterStop: Math.max(...stops.map((run) => run.extraRequests + run.extraToolResults)),

@@ -199,7 +199,8 @@ class ChatState {
     this.#unsubscribe = controller.subscribe((event) => {
       switch (event.type) {
         case 'lines':
-          this.lines = [...event.lines];
+          // Already a fresh copy for each event (ChatController): no second copy of a long chat.
+          this.lines = event.lines as ChatLine[];
           break;
         case 'draft':
           this.draft = event.text;

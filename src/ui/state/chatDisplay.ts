@@ -58,7 +58,7 @@ function resultsOfCalls(lines: readonly ChatLine[], index: number, latest: Reado
 }
 
 type ReplyItem = Extract<DisplayItem, { kind: 'reply' }>;
-type ToolPart = Extract<ReplyPart, { kind: 'tool' }>;
+export type ToolPart = Extract<ReplyPart, { kind: 'tool' }>;
 
 /** The parts and items of the last build, by key, so an unchanged one keeps its object. */
 interface Earlier {
@@ -190,4 +190,52 @@ export function snippetPieces(snippet: string): { text: string; match: boolean }
     .split('**')
     .map((text, index) => ({ text, match: index % 2 === 1 }))
     .filter((piece) => piece.text !== '');
+}
+
+/** A run of tool calls from one model reply, shown folded as one line. */
+export interface ToolGroup {
+  kind: 'group';
+  key: string;
+  parts: ToolPart[];
+  ran: number;
+  failed: number;
+  running: number;
+}
+
+/** More calls than this from one model reply fold into a group (docs/chat.md, "Rendering"). */
+export const TOOL_GROUP_THRESHOLD = 8;
+
+function lineOfPart(part: ReplyPart): string | null {
+  return part.kind === 'tool' ? part.key.slice(0, part.key.indexOf('-')) : null;
+}
+
+/**
+ * A reply's parts as it shows them: each part as it is, except that the tool calls of one model
+ * reply, when there are more than TOOL_GROUP_THRESHOLD, are one group. Parts keep their own
+ * objects, so the keyed list leaves them alone.
+ */
+export function replySegments(parts: readonly ReplyPart[], threshold = TOOL_GROUP_THRESHOLD): (ReplyPart | ToolGroup)[] {
+  const segments: (ReplyPart | ToolGroup)[] = [];
+  let run: ToolPart[] = [];
+  const flush = () => {
+    if (run.length > threshold) {
+      const failed = run.filter((part) => part.success === false).length;
+      const running = run.filter((part) => part.result === null).length;
+      segments.push({ kind: 'group', key: `g${run[0]!.key}`, parts: run, ran: run.length - failed - running, failed, running });
+    } else {
+      segments.push(...run);
+    }
+    run = [];
+  };
+  for (const part of parts) {
+    if (part.kind === 'tool' && (run.length === 0 || lineOfPart(run[0]!) === lineOfPart(part))) {
+      run.push(part);
+      continue;
+    }
+    flush();
+    if (part.kind === 'tool') run.push(part);
+    else segments.push(part);
+  }
+  flush();
+  return segments;
 }
