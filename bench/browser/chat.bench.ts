@@ -151,6 +151,8 @@ async function runChat(runs: number, baseUrl: string): Promise<Record<string, Re
 //   full.longestTaskMs    the longest main-thread task the 'longtask' observer saw (0: none > 50 ms)
 //   full.renderedToolCalls / expectedToolCalls   tool calls in the DOM vs in the chat's lines
 //   stop.latency          Stop clicked → the first frame with the chat idle, over several runs
+//   stop.turnEnded        Stop clicked → the turn's end (the lines said before Stop all stored)
+//   stop.unsavedAtStop    lines not yet stored when Stop was clicked, per run
 //   stop.extraRequests / extraToolResults   what arrived in the second after the chat went idle
 // ---------------------------------------------------------------------------------------------
 
@@ -158,6 +160,8 @@ const STORM_MARK = 'bench tool storm';
 
 interface StormChat extends ChatHandle {
   readonly lines: readonly { id: string; role: string; toolCalls?: unknown[] }[];
+  /** Stopped, with the turn's last writes still landing (src/ui/state/chat.svelte.ts). */
+  readonly isStopping: boolean;
 }
 
 const nextFrame = () => new Promise<number>((resolve) => requestAnimationFrame(resolve));
@@ -236,7 +240,7 @@ async function fullStorm(chat: StormChat): Promise<Record<string, number>> {
 }
 
 /** One stopped turn: Stop is clicked once `afterResults` tool results are in. */
-async function stoppedStorm(chat: StormChat, requests: { readonly count: number }, afterResults: number): Promise<{ latency: number; unsaved: number; extraRequests: number; extraToolResults: number; longestFrameMs: number }> {
+async function stoppedStorm(chat: StormChat, requests: { readonly count: number }, afterResults: number): Promise<{ latency: number; ended: number; unsaved: number; extraRequests: number; extraToolResults: number; longestFrameMs: number }> {
   chat.newChat();
   await cleared();
   const watch = frameWatch();
@@ -250,9 +254,12 @@ async function stoppedStorm(chat: StormChat, requests: { readonly count: number 
   while (chat.isGenerating) await nextFrame();
   const latency = (await nextFrame()) - clickedAt;
   const atIdle = { requests: requests.count, results: toolResults(chat) };
+  while (chat.isStopping) await nextFrame();
+  const ended = performance.now() - clickedAt;
   await new Promise((resolve) => setTimeout(resolve, 1000));
   return {
     latency,
+    ended,
     unsaved,
     extraRequests: requests.count - atIdle.requests,
     extraToolResults: toolResults(chat) - atIdle.results,
@@ -279,6 +286,8 @@ async function runStorm(baseUrl: string): Promise<unknown> {
       full,
       stop: {
         latency: summarize(stops.map((run) => run.latency)),
+        // The turn's end (its last writes landed, the learning loop told): after the UI is idle.
+        turnEnded: summarize(stops.map((run) => run.ended)),
         unsavedAtStop: stops.map((run) => run.unsaved),
         extraRequests: Math.max(...stops.map((run) => run.extraRequests)),
         extraToolResults: Math.max(...stops.map((run) => run.extraToolResults)),

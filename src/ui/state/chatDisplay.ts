@@ -170,9 +170,15 @@ export function lineItems(lines: readonly ChatLine[], previous: readonly Display
 /**
  * The stored items with the reply in progress: the last reply marked streaming and the draft
  * at its end (a new reply item when the turn has no line yet). Only that item is a new object,
- * so a streamed token re-renders the last message alone.
+ * so a streamed token re-renders the last message alone. `stopping`: the user pressed Stop and
+ * the turn is only writing its last lines; the reply shows as stopped at once.
  */
-export function withLive(items: readonly DisplayItem[], linesCount: number, live: { generating: boolean; draft: string }): DisplayItem[] {
+export function withLive(items: readonly DisplayItem[], linesCount: number, live: { generating: boolean; draft: string; stopping?: boolean }): DisplayItem[] {
+  if (live.stopping) {
+    const last = items.at(-1);
+    if (last?.kind === 'reply') return [...items.slice(0, -1), { ...last, stopped: true }];
+    return [...items, { kind: 'reply', key: `r${linesCount}`, parts: [], stopped: true, streaming: false }];
+  }
   if (!live.generating) return items as DisplayItem[];
   const last = items.at(-1);
   const draft: ReplyPart[] = live.draft ? [{ kind: 'text', key: 'draft', text: live.draft, streaming: true }] : [];
