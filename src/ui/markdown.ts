@@ -16,6 +16,42 @@ import { Marked } from 'marked';
 
 const markdown = new Marked({ gfm: true, breaks: false, async: false });
 
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/**
+ * TeX math stays as the model wrote it, shown as code: `$…$` inline, `$$…$$` as a block. No
+ * math renderer: KaTeX's HTML needs inline `style` attributes and its own fonts, and MathML is
+ * outside the allow-list (docs/chat.md, "Code and math"). Without this, Markdown would eat the
+ * backslashes and underscores of the TeX. `$5 and $10` is not math: the closing `$` must not
+ * follow a space nor precede a digit.
+ */
+markdown.use({
+  extensions: [
+    {
+      name: 'mathBlock',
+      level: 'block',
+      start: (source) => source.match(/^\$\$/m)?.index,
+      tokenizer(source) {
+        const match = /^\$\$([\s\S]+?)\$\$[^\S\n]*(?:\n|$)/.exec(source);
+        return match ? { type: 'mathBlock', raw: match[0], text: match[1]!.trim() } : undefined;
+      },
+      renderer: (token) => `<pre><code class="language-math">${escapeHtml(String(token.text))}</code></pre>\n`,
+    },
+    {
+      name: 'mathInline',
+      level: 'inline',
+      start: (source) => source.indexOf('$'),
+      tokenizer(source) {
+        const match = /^\$\$([^$]+?)\$\$|^\$(?![\s$])([^$\n]+?)(?<![\s\\])\$(?!\d)/.exec(source);
+        return match ? { type: 'mathInline', raw: match[0], text: (match[1] ?? match[2])! } : undefined;
+      },
+      renderer: (token) => `<code>${escapeHtml(String(token.text))}</code>`,
+    },
+  ],
+});
+
 /** Everything marked emits for GFM (minus images and task-list checkboxes) and a few inline tags. */
 export const ALLOWED_TAGS: readonly string[] = Object.freeze([
   'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
