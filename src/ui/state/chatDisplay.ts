@@ -38,14 +38,35 @@ function skillViewed(call: StoredToolCall): string | null {
   }
 }
 
+/** Every tool line's content by call id, the latest winning; built only when a call needs it. */
+type LatestResults = () => ReadonlyMap<string, string>;
+
+function latestResults(lines: readonly ChatLine[]): LatestResults {
+  let latest: Map<string, string> | null = null;
+  return () => {
+    if (latest) return latest;
+    latest = new Map();
+    for (const line of lines) if (line.role === 'tool' && line.toolCallId) latest.set(line.toolCallId, line.content);
+    return latest;
+  };
+}
+
 /**
  * The result of each call of the assistant line at `index`, in call order. Ids can repeat (in one
  * reply, from a session stored before the loop made them unique, or `call_1` in every reply), so
  * a call takes the first unclaimed result with its id among the tool lines right after it, and
- * only then the session's latest result with that id. Linear in the calls: a reply of hundreds
- * of calls is matched once per rebuild, not once per call (docs/chat.md, "Rendering").
+ * only then the session's latest result with that id. Linear in the calls, with a fast path for
+ * the usual case of results in call order (docs/chat.md, "Rendering").
  */
-function resultsOfCalls(lines: readonly ChatLine[], index: number, latest: ReadonlyMap<string, string>): (string | null)[] {
+function resultsOfCalls(lines: readonly ChatLine[], index: number, latest: LatestResults): (string | null)[] {
+  const calls = lines[index]!.toolCalls ?? [];
+  const inOrder: (string | null)[] = [];
+  for (const call of calls) {
+    const line = lines[index + 1 + inOrder.length];
+    if (line?.role !== 'tool' || line.toolCallId !== call.id) break;
+    inOrder.push(line.content);
+  }
+  if (inOrder.length === calls.length && lines[index + 1 + inOrder.length]?.role !== 'tool') return inOrder;
   const following = new Map<string, string[]>();
   for (let next = index + 1; next < lines.length && lines[next]!.role === 'tool'; next++) {
     const line = lines[next]!;
@@ -54,72 +75,73 @@ function resultsOfCalls(lines: readonly ChatLine[], index: number, latest: Reado
     if (queue) queue.push(line.content);
     else following.set(line.toolCallId, [line.content]);
   }
-  return (lines[index]!.toolCalls ?? []).map((call) => following.get(call.id)?.shift() ?? latest.get(call.id) ?? null);
+  return calls.map((call) => following.get(call.id)?.shift() ?? latest().get(call.id) ?? null);
 }
 
 type ReplyItem = Extract<DisplayItem, { kind: 'reply' }>;
 export type ToolPart = Extract<ReplyPart, { kind: 'tool' }>;
 
-/** The parts and items of the last build, by key, so an unchanged one keeps its object. */
-interface Earlier {
-  items: Map<string, DisplayItem>;
-  parts: Map<string, ReplyPart>;
-}
-
-function earlierOf(previous: readonly DisplayItem[]): Earlier {
-  const items = new Map<string, DisplayItem>();
-  const parts = new Map<string, ReplyPart>();
-  for (const item of previous) {
-    items.set(item.key, item);
-    if (item.kind === 'reply') for (const part of item.parts) parts.set(`${item.key}/${part.key}`, part);
-  }
-  return { items, parts };
-}
-
-function toolPart(key: string, call: StoredToolCall, result: string | null, earlier: ReplyPart | undefined): ToolPart {
-  if (
-    earlier?.kind === 'tool' &&
-    earlier.result === result &&
-    earlier.call.id === call.id &&
-    earlier.call.name === call.name &&
-    earlier.call.arguments === call.arguments
-  ) {
-    return earlier;
-  }
-  return { kind: 'tool', key, call, result, success: result === null ? null : successOf(result), skill: skillViewed(call) };
+function sameCall(a: StoredToolCall, b: StoredToolCall): boolean {
+  return a === b || (a.id === b.id && a.name === b.name && a.arguments === b.arguments);
 }
 
 function samePart(a: ReplyPart | undefined, b: ReplyPart): boolean {
-  if (!a || a.kind !== b.kind) return false;
+  if (!a || a.kind !== b.kind || a.key !== b.key) return false;
   if (a.kind === 'text' && b.kind === 'text') return a.text === b.text && a.streaming === b.streaming;
   if (a.kind === 'notice' && b.kind === 'notice') return a.notice === b.notice;
   if (a.kind === 'reasoning' && b.kind === 'reasoning') return a.text === b.text;
-  return a === b;
+  return false;
 }
 
-/** Keeps the earlier object of each part (and of the reply) that did not change. */
-function settleReply(reply: ReplyItem, earlier: Earlier): ReplyItem {
-  reply.parts = reply.parts.map((part) => {
-    const before = earlier.parts.get(`${reply.key}/${part.key}`);
-    return before && samePart(before, part) ? before : part;
-  });
-  const before = earlier.items.get(reply.key);
-  if (
-    before?.kind === 'reply' &&
-    before.stopped === reply.stopped &&
-    before.streaming === reply.streaming &&
-    before.parts.length === reply.parts.length &&
-    before.parts.every((part, at) => part === reply.parts[at])
-  ) {
-    return before;
+/**
+ * A reply being built. Each part is compared with the part at the same place in the previous
+ * build of that reply (found by the reply's key) and, when unchanged, is that earlier object.
+ */
+class ReplyBuilder {
+  readonly item: ReplyItem;
+  readonly #before: readonly ReplyPart[];
+  #changed = false;
+
+  constructor(key: string, before: DisplayItem | undefined) {
+    this.item = { kind: 'reply', key, parts: [], stopped: false, streaming: false };
+    this.#before = before?.kind === 'reply' ? before.parts : [];
   }
-  return reply;
+
+  add(part: ReplyPart): void {
+    const before = this.#before[this.item.parts.length];
+    this.#keep(before && samePart(before, part) ? before : part);
+  }
+
+  /** A tool part, made only when the earlier one at its place differs (its JSON parsed once). */
+  addTool(key: string, call: StoredToolCall, result: string | null): void {
+    const before = this.#before[this.item.parts.length];
+    if (before?.kind === 'tool' && before.result === result && sameCall(before.call, call) && before.key === key) {
+      this.#keep(before);
+      return;
+    }
+    this.#keep({ kind: 'tool', key, call, result, success: result === null ? null : successOf(result), skill: skillViewed(call) });
+  }
+
+  #keep(part: ReplyPart): void {
+    if (part !== this.#before[this.item.parts.length]) this.#changed = true;
+    this.item.parts.push(part);
+  }
+
+  /** The reply, or its previous object when nothing about it changed. */
+  finish(before: DisplayItem | undefined): ReplyItem {
+    const same =
+      !this.#changed &&
+      before?.kind === 'reply' &&
+      before.parts.length === this.item.parts.length &&
+      before.stopped === this.item.stopped &&
+      before.streaming === this.item.streaming;
+    return same ? before : this.item;
+  }
 }
 
-function userItem(line: ChatLine, index: number, earlier: Earlier): DisplayItem {
+function userItem(line: ChatLine, index: number, before: DisplayItem | undefined): DisplayItem {
   const key = `u${index}`;
-  const before = earlier.items.get(key);
-  if (before?.kind === 'user' && before.line.id === line.id && before.line.content === line.content) return before;
+  if (before?.kind === 'user' && before.key === key && before.line.id === line.id && before.line.content === line.content) return before;
   const invocation = skillInvocationOf(line.content);
   return { kind: 'user', key, line, text: invocation ? invocation.request : line.content, skill: invocation?.skill ?? null };
 }
@@ -130,38 +152,30 @@ function userItem(line: ChatLine, index: number, earlier: Earlier): DisplayItem 
  * tool result touches its own part, never the earlier messages (docs/chat.md, "Rendering").
  */
 export function lineItems(lines: readonly ChatLine[], previous: readonly DisplayItem[] = []): DisplayItem[] {
-  const earlier = earlierOf(previous);
-  const latest = new Map<string, string>();
-  for (const line of lines) if (line.role === 'tool' && line.toolCallId) latest.set(line.toolCallId, line.content);
-
+  const earlier = new Map(previous.map((item) => [item.key, item]));
+  const latest = latestResults(lines);
   const items: DisplayItem[] = [];
-  let reply: ReplyItem | null = null;
+  let reply: ReplyBuilder | null = null;
   const closeReply = () => {
-    if (reply) items[items.length - 1] = settleReply(reply, earlier);
+    if (reply) items.push(reply.finish(earlier.get(reply.item.key)));
     reply = null;
   };
   lines.forEach((line, index) => {
     if (line.role === 'user') {
       closeReply();
-      items.push(userItem(line, index, earlier));
+      items.push(userItem(line, index, earlier.get(`u${index}`)));
       return;
     }
     if (line.role !== 'assistant') return; // tool results sit under their calls
-    if (!reply) {
-      reply = { kind: 'reply', key: `r${index}`, parts: [], stopped: false, streaming: false };
-      items.push(reply);
-    }
-    const target: ReplyItem = reply;
-    if (line.content) target.parts.push({ kind: 'text', key: `t${index}`, text: line.content, streaming: false });
+    reply ??= new ReplyBuilder(`r${index}`, earlier.get(`r${index}`));
+    const target: ReplyBuilder = reply;
+    if (line.content) target.add({ kind: 'text', key: `t${index}`, text: line.content, streaming: false });
     const results = resultsOfCalls(lines, index, latest);
-    for (const [position, call] of (line.toolCalls ?? []).entries()) {
-      // By place, never by the call's id alone: ids can repeat (see resultsOfCalls).
-      const key = `c${index}-${position}`;
-      target.parts.push(toolPart(key, call, results[position] ?? null, earlier.parts.get(`${target.key}/${key}`)));
-    }
-    if (line.cutOff || line.empty) target.parts.push({ kind: 'notice', key: `n${index}`, notice: line.cutOff ? 'cut-off' : 'empty' });
-    if (line.reasoning) target.parts.push({ kind: 'reasoning', key: `z${index}`, text: line.reasoning });
-    if (line.stopped) target.stopped = true;
+    // By place, never by the call's id alone: ids can repeat (see resultsOfCalls).
+    (line.toolCalls ?? []).forEach((call, position) => target.addTool(`c${index}-${position}`, call, results[position] ?? null));
+    if (line.cutOff || line.empty) target.add({ kind: 'notice', key: `n${index}`, notice: line.cutOff ? 'cut-off' : 'empty' });
+    if (line.reasoning) target.add({ kind: 'reasoning', key: `z${index}`, text: line.reasoning });
+    if (line.stopped) target.item.stopped = true;
   });
   closeReply();
   return items;
