@@ -148,6 +148,8 @@ async function runChat(runs: number, baseUrl: string): Promise<Record<string, Re
 // chatToolStorm: a looping model that asks for TOOL_STORM_CALLS (200) tool calls in every reply
 // (bench/node/benchModelServer.ts), until the iteration limit. Figures:
 //   full.longestFrameMs   the longest gap between animation frames over the whole turn
+//   full.longestFrameWhileLinesArriveMs   the same up to the last frame that showed a new line
+//                         (without the turn's end: the learning loop's report, src/ui/state/learning.svelte.ts)
 //   full.longestTaskMs    the longest main-thread task the 'longtask' observer saw (0: none > 50 ms)
 //   full.renderedToolCalls / expectedToolCalls   tool calls in the DOM vs in the chat's lines
 //   stop.latency          Stop clicked → the first frame with the chat idle, over several runs
@@ -166,11 +168,16 @@ interface StormChat extends ChatHandle {
 
 const nextFrame = () => new Promise<number>((resolve) => requestAnimationFrame(resolve));
 
-/** Watches frame gaps and long tasks until `stop()`. */
-function frameWatch(): { stop(): { longestFrameMs: number; longestTaskMs: number; longTasks: number } } {
+/**
+ * Watches frame gaps and long tasks until `stop()`; with `lineCount`, also the longest gap up to
+ * the last frame in which the chat's lines changed (the turn's end work, after, is left out).
+ */
+function frameWatch(lineCount?: () => number): { stop(): { longestFrameMs: number; longestFrameWhileLinesArriveMs: number; longestTaskMs: number; longTasks: number } } {
   let running = true;
   let last = performance.now();
   let longestFrame = 0;
+  let lines = lineCount?.() ?? 0;
+  let longestWhileArriving = 0;
   let longestTask = 0;
   let longTasks = 0;
   const observer = new PerformanceObserver((list) => {
@@ -183,6 +190,11 @@ function frameWatch(): { stop(): { longestFrameMs: number; longestTaskMs: number
   const tick = (now: number) => {
     longestFrame = Math.max(longestFrame, now - last);
     last = now;
+    const count = lineCount?.() ?? 0;
+    if (count !== lines) {
+      lines = count;
+      longestWhileArriving = longestFrame;
+    }
     if (running) requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
@@ -191,7 +203,7 @@ function frameWatch(): { stop(): { longestFrameMs: number; longestTaskMs: number
       running = false;
       observer.disconnect();
       const round = (value: number) => Math.round(value * 10) / 10;
-      return { longestFrameMs: round(longestFrame), longestTaskMs: round(longestTask), longTasks };
+      return { longestFrameMs: round(longestFrame), longestFrameWhileLinesArriveMs: round(longestWhileArriving), longestTaskMs: round(longestTask), longTasks };
     },
   };
 }
@@ -221,7 +233,7 @@ function countRequests(baseUrl: string): { readonly count: number; restore(): vo
 async function fullStorm(chat: StormChat): Promise<Record<string, number>> {
   chat.newChat();
   await cleared();
-  const watch = frameWatch();
+  const watch = frameWatch(() => chat.lines.length);
   const started = performance.now();
   await chat.send(`${STORM_MARK}: the whole turn`);
   await idle(chat);
