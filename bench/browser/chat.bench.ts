@@ -144,16 +144,201 @@ async function runChat(runs: number, baseUrl: string): Promise<Record<string, Re
   return { newChat: summarizeAll(samples.newChat), followUp: summarizeAll(samples.followUp) };
 }
 
+// ---------------------------------------------------------------------------------------------
+// chatToolStorm: a looping model that asks for TOOL_STORM_CALLS (200) tool calls in every reply
+// (bench/node/benchModelServer.ts), until the iteration limit. Figures:
+//   full.longestFrameMs   the longest gap between animation frames over the whole turn
+//   full.longestFrameWhileLinesArriveMs   the same up to the last frame that showed a new line
+//                         (without the turn's end: the learning loop's report, src/ui/state/learning.svelte.ts)
+//   full.longestTaskMs    the longest main-thread task the 'longtask' observer saw (0: none > 50 ms)
+//   full.renderedToolCalls / expectedToolCalls   tool calls in the DOM vs in the chat's lines
+//   stop.latency          Stop clicked → the first frame with the chat idle, over several runs
+//   stop.turnEnded        Stop clicked → the turn's end (the lines said before Stop all stored)
+//   stop.unsavedAtStop    lines not yet stored when Stop was clicked, per run
+//   stop.extraRequests / extraToolResults   what arrived in the second after the chat went idle
+// ---------------------------------------------------------------------------------------------
+
+const STORM_MARK = 'bench tool storm';
+
+interface StormChat extends ChatHandle {
+  readonly lines: readonly { id: string; role: string; toolCalls?: unknown[] }[];
+  /** Stopped, with the turn's last writes still landing (src/ui/state/chat.svelte.ts). */
+  readonly isStopping: boolean;
+}
+
+const nextFrame = () => new Promise<number>((resolve) => requestAnimationFrame(resolve));
+
+/**
+ * Watches frame gaps and long tasks until `stop()`; with `lineCount`, also the longest gap up to
+ * the last frame in which the chat's lines changed (the turn's end work, after, is left out).
+ */
+function frameWatch(lineCount?: () => number): { stop(): { longestFrameMs: number; longestFrameWhileLinesArriveMs: number; longestTaskMs: number; longTasks: number } } {
+  let running = true;
+  let last = performance.now();
+  let longestFrame = 0;
+  let lines = lineCount?.() ?? 0;
+  let longestWhileArriving = 0;
+  let longestTask = 0;
+  let longTasks = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      longTasks += 1;
+      longestTask = Math.max(longestTask, entry.duration);
+    }
+  });
+  observer.observe({ type: 'longtask', buffered: false });
+  const tick = (now: number) => {
+    longestFrame = Math.max(longestFrame, now - last);
+    last = now;
+    const count = lineCount?.() ?? 0;
+    if (count !== lines) {
+      lines = count;
+      longestWhileArriving = longestFrame;
+    }
+    if (running) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+  return {
+    stop() {
+      running = false;
+      observer.disconnect();
+      const round = (value: number) => Math.round(value * 10) / 10;
+      return { longestFrameMs: round(longestFrame), longestFrameWhileLinesArriveMs: round(longestWhileArriving), longestTaskMs: round(longestTask), longTasks };
+    },
+  };
+}
+
+function toolResults(chat: StormChat): number {
+  return chat.lines.filter((line) => line.role === 'tool').length;
+}
+
+function stopButton(): HTMLButtonElement {
+  const button = [...document.querySelectorAll('button')].find((candidate) => candidate.textContent?.trim() === 'Stop');
+  if (!button) throw new Error('no Stop button');
+  return button;
+}
+
+/** Counts the page's requests to the model. */
+function countRequests(baseUrl: string): { readonly count: number; restore(): void } {
+  const real = globalThis.fetch;
+  const counter = { count: 0, restore: () => void (globalThis.fetch = real) };
+  globalThis.fetch = (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (url.startsWith(baseUrl)) counter.count += 1;
+    return real(input, init);
+  };
+  return counter;
+}
+
+async function fullStorm(chat: StormChat): Promise<Record<string, number>> {
+  chat.newChat();
+  await cleared();
+  const watch = frameWatch(() => chat.lines.length);
+  const started = performance.now();
+  await chat.send(`${STORM_MARK}: the whole turn`);
+  await idle(chat);
+  await nextFrame();
+  const frames = watch.stop();
+  const expectedToolCalls = chat.lines.reduce((sum, line) => sum + (line.toolCalls?.length ?? 0), 0);
+  return {
+    ...frames,
+    turnMs: Math.round(performance.now() - started),
+    expectedToolCalls,
+    // Single calls, plus the calls folded into groups (ToolCallGroup.svelte, closed by default).
+    renderedToolCalls:
+      document.querySelectorAll('ol[aria-label="Messages"] details.tool').length +
+      [...document.querySelectorAll<HTMLElement>('ol[aria-label="Messages"] [data-tool-group]')].reduce((sum, group) => sum + Number(group.dataset.calls), 0),
+  };
+}
+
+/** One stopped turn: Stop is clicked once `afterResults` tool results are in. */
+async function stoppedStorm(chat: StormChat, requests: { readonly count: number }, afterResults: number): Promise<{ latency: number; ended: number; unsaved: number; extraRequests: number; extraToolResults: number; longestFrameMs: number }> {
+  chat.newChat();
+  await cleared();
+  const watch = frameWatch();
+  void chat.send(`${STORM_MARK}: stop after ${afterResults}`);
+  while (chat.isGenerating && toolResults(chat) < afterResults) await nextFrame();
+  if (!chat.isGenerating) throw new Error(`the turn ended before ${afterResults} tool results`);
+  // Lines whose write has not landed yet (their id is still local): the turn ends after them.
+  const unsaved = chat.lines.filter((line) => line.id.startsWith('local:')).length;
+  const clickedAt = performance.now();
+  stopButton().click();
+  while (chat.isGenerating) await nextFrame();
+  const latency = (await nextFrame()) - clickedAt;
+  const atIdle = { requests: requests.count, results: toolResults(chat) };
+  while (chat.isStopping) await nextFrame();
+  const ended = performance.now() - clickedAt;
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  return {
+    latency,
+    ended,
+    unsaved,
+    extraRequests: requests.count - atIdle.requests,
+    extraToolResults: toolResults(chat) - atIdle.results,
+    longestFrameMs: watch.stop().longestFrameMs,
+  };
+}
+
+async function runStorm(baseUrl: string): Promise<unknown> {
+  const { chat: base, settings } = uiHandle();
+  const chat = base as StormChat;
+  const before = { ...settings.current };
+  const requests = countRequests(baseUrl);
+  const sessionIds: string[] = [];
+  try {
+    await settings.save({ provider: 'openai-compatible', baseUrl, model: 'bench-model', apiKey: '' });
+    const full = await fullStorm(chat);
+    if (chat.sessionId) sessionIds.push(chat.sessionId);
+    const stops = [];
+    for (const afterResults of [1, 100, 250, 700, 1500]) {
+      stops.push(await stoppedStorm(chat, requests, afterResults));
+      if (chat.sessionId) sessionIds.push(chat.sessionId);
+    }
+    return {
+      full,
+      stop: {
+        latency: summarize(stops.map((run) => run.latency)),
+        // The turn's end (its last writes landed, the learning loop told): after the UI is idle.
+        turnEnded: summarize(stops.map((run) => run.ended)),
+        unsavedAtStop: stops.map((run) => run.unsaved),
+        extraRequests: Math.max(...stops.map((run) => run.extraRequests)),
+        extraToolResults: Math.max(...stops.map((run) => run.extraToolResults)),
+        afterStop: Math.max(...stops.map((run) => run.extraRequests + run.extraToolResults)),
+        longestFrameMs: Math.max(...stops.map((run) => run.longestFrameMs)),
+      },
+    };
+  } finally {
+    requests.restore();
+    chat.newChat();
+    await settings.save(before);
+    const store = (globalThis as { knack?: { sessions?: { store: { delete(id: string): Promise<boolean> } } } }).knack?.sessions?.store;
+    for (const id of sessionIds) await store?.delete(id);
+  }
+}
+
+async function servicesUp(context: Parameters<BrowserBench['run']>[0]): Promise<void> {
+  await context.knack();
+  // The chat's services (skills, memory, sessions) come up after boot.
+  const started = performance.now();
+  while (!(globalThis as { knack?: { sessions?: unknown; skills?: unknown } }).knack?.sessions && performance.now() - started < 20_000) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 export const benches: BrowserBench[] = [
+  {
+    name: 'chatToolStorm',
+    async run(context) {
+      await servicesUp(context);
+      const serverUrl = (globalThis as { knackBenchModelUrl?: string }).knackBenchModelUrl;
+      if (!serverUrl) return { error: 'no scripted model: bench/run.mjs sets knackBenchModelUrl' };
+      return runStorm(serverUrl);
+    },
+  },
   {
     name: 'chatFirstToken',
     async run(context) {
-      await context.knack();
-      // The chat's services (skills, memory, sessions) come up after boot.
-      const started = performance.now();
-      while (!(globalThis as { knack?: { sessions?: unknown; skills?: unknown } }).knack?.sessions && performance.now() - started < 20_000) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await servicesUp(context);
       const serverUrl = (globalThis as { knackBenchModelUrl?: string }).knackBenchModelUrl;
       return {
         server: serverUrl ? await runChat(20, serverUrl) : { error: 'no scripted model: bench/run.mjs sets knackBenchModelUrl' },

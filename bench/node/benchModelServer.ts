@@ -11,6 +11,8 @@
  *   `gateReplayDelayMs` and answers with GATE_MARK only when the skill's body (which carries
  *   GATE_SKILL_MARK) is in the request, so a skill whose cases check for GATE_MARK helps on every
  *   case; the fixed delay lets bench/browser/gate.bench.ts subtract the model's own latency.
+ * - A chat turn whose user message has TOOL_STORM_MARK gets TOOL_STORM_CALLS tool calls in every
+ *   model reply (the chatToolStorm bench in bench/browser/chat.bench.ts: a looping model, until the iteration limit).
  * - Anything else is a chat turn: a short reply streamed word by word.
  */
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type Turn } from '../../tests/fixtures/scriptedServer';
@@ -24,6 +26,9 @@ export const GATE_SKILL_MARK = 'BENCH-GATE-SKILL';
 /** What the with-skill answer says and the bench cases check for. */
 export const GATE_MARK = 'GATE-OK';
 export const GATE_REPLY_DELAY_MS = 150;
+/** In a chat message: every model reply of that turn asks for TOOL_STORM_CALLS tool calls. */
+export const TOOL_STORM_MARK = 'bench tool storm';
+export const TOOL_STORM_CALLS = 200;
 
 type Message = { role: string; content: string | null };
 
@@ -40,7 +45,14 @@ export async function startBenchModelServer(options: { reviewStepDelayMs?: numbe
       return { text: withSkill ? `Done as the skill says. ${GATE_MARK}` : 'Done.', firstEventDelayMs: gateDelay };
     }
     const reviewAt = messages.findIndex((m) => m.role === 'user' && typeof m.content === 'string' && m.content.includes(REVIEW_MARK));
-    if (reviewAt < 0) return { text: BENCH_REPLY, chunkDelayMs: 2 };
+    if (reviewAt < 0) {
+      const lastUser = messages.findLast((m) => m.role === 'user');
+      if (typeof lastUser?.content === 'string' && lastUser.content.includes(TOOL_STORM_MARK)) {
+        const toolCalls = Array.from({ length: TOOL_STORM_CALLS }, () => ({ name: 'skills_list', arguments: {} }));
+        return { text: 'Checking the skills again.', toolCalls };
+      }
+      return { text: BENCH_REPLY, chunkDelayMs: 2 };
+    }
     const step = messages.slice(reviewAt + 1).filter((m) => m.role === 'assistant').length;
     if (step === 0) return { toolCalls: [{ name: 'skills_list', arguments: {} }], firstEventDelayMs: delay };
     if (step === 1) {

@@ -134,6 +134,9 @@ function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
+/** Undispatched results (over the cap, unreadable) added between two turns of the event loop. */
+const RESULTS_PER_YIELD = 8;
+
 /**
  * Runs the calls of one model reply in order, adding a tool message for each; calls beyond
  * the cap get a failure result instead, so every call id still has one result. Returns false
@@ -151,13 +154,15 @@ async function runToolCalls(
     const overCap = position >= MAX_TOOL_CALLS_PER_REPLY;
     const dispatched = !overCap && !call.parseError;
     let outcome: ToolOutcome;
+    // Every result is a message the chat shows and stores; undispatched ones cost no await, so
+    // without a turn now and then a reply of hundreds would add them all in one long task.
+    if (position > 0 && (dispatched || position % RESULTS_PER_YIELD === 0)) {
+      await yieldToEventLoop();
+      if (signal?.aborted) return false;
+    }
     if (overCap) outcome = fail(tooManyCallsMessage(MAX_TOOL_CALLS_PER_REPLY));
     else if (call.parseError) outcome = fail(`Your tool call could not be read: ${call.parseError}. Send it again as valid JSON.`);
-    else {
-      if (position > 0) await yieldToEventLoop();
-      if (signal?.aborted) return false;
-      outcome = await registry.dispatchOutcome(call.name, call.arguments, context);
-    }
+    else outcome = await registry.dispatchOutcome(call.name, call.arguments, context);
     const output = toJson(outcome);
     // Hermes resets on dispatch, even when the call then fails validation.
     if (dispatched && call.name === 'skill_manage') counters.itersSinceSkill = 0;

@@ -213,3 +213,42 @@ test('ordinary Markdown still renders: code, tables, links, lists, quotes, detai
   // A task-list checkbox is an <input>, which is not allowed; its item text stays.
   expect(html).toMatch(/<li>\s*done<\/li>/);
 });
+
+/** What a highlighter could be tricked into emitting, and what a reply could write by hand. */
+const HIGHLIGHT_CORPUS: Record<string, string> = {
+  'highlight classes kept': '<span class="hljs-keyword">const</span> <span class="hljs-title function_">f</span>',
+  'other classes dropped': '<span class="hljs-string button primary">s</span><span class="copy">c</span>',
+  'class lookalikes dropped': '<span class="hljs-">a</span><span class="hljs-x&quot;onclick">b</span><span class="HLJS-KEYWORD">c</span><span class="__proto__">d</span>',
+  'elements other than span': '<a href="javascript:window.__xss=40" class="hljs-link">l</a><img src=x onerror="window.__xss=41"><b class="hljs-keyword">b</b><div class="hljs-keyword">d</div>',
+  'attributes other than class': '<span class="hljs-keyword" style="position:fixed;inset:0" onclick="window.__xss=42" id="i" title="t" data-x="1">k</span>',
+  'svg and math in code': '<svg><image href="https://evil.example/p.png"/></svg><math><mi class="hljs-keyword">x</mi></math>',
+  'script in span': '<span class="hljs-string"><script>window.__xss=43</script>s</span>',
+};
+
+test('highlighted code keeps only spans with highlight classes; replies cannot use those classes', async ({ page }) => {
+  await openApp(page);
+  const out = await page.evaluate((inputs) => {
+    const results: Record<string, { html: string; bad: string[] }> = {};
+    for (const [label, input] of Object.entries(inputs)) {
+      const html = globalThis.knackUi!.sanitizeHighlighted(input);
+      const host = document.createElement('code');
+      host.innerHTML = html;
+      const bad: string[] = [];
+      for (const element of host.querySelectorAll('*')) {
+        if (element.localName !== 'span') bad.push(`<${element.localName}>`);
+        for (const attribute of element.attributes) if (attribute.name !== 'class') bad.push(`${attribute.name} on <span>`);
+        for (const name of element.classList) if (!/^(?:hljs-[a-z][\w-]*|[a-z]+_+)$/.test(name)) bad.push(`class ${name}`);
+      }
+      results[label] = { html, bad };
+    }
+    return { results, xss: (window as { __xss?: unknown }).__xss ?? null, reply: globalThis.knackUi!.renderMarkdown('<span class="hljs-keyword">not code</span>') };
+  }, HIGHLIGHT_CORPUS);
+  for (const [label, result] of Object.entries(out.results)) expect(result.bad, `${label}: ${result.html}`).toEqual([]);
+  expect(out.xss).toBeNull();
+  expect(out.results['highlight classes kept']!.html).toBe('<span class="hljs-keyword">const</span> <span class="hljs-title function_">f</span>');
+  expect(out.results['other classes dropped']!.html).toBe('<span class="hljs-string">s</span><span>c</span>');
+  expect(out.results['elements other than span']!.html).toBe('lbd');
+  expect(out.results['attributes other than class']!.html).toBe('<span class="hljs-keyword">k</span>');
+  // The highlight classes are for the highlighter's output only: a reply's own span loses them.
+  expect(out.reply).toBe('<p><span>not code</span></p>\n');
+});

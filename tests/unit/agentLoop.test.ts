@@ -169,6 +169,26 @@ describe('agent loop', () => {
     expect(requests[1]!.messages.filter((m) => m.role === 'tool')).toHaveLength(200);
   });
 
+  it('Stop among the failure results beyond the cap takes effect within a few of them, with no further model call', async () => {
+    const { base } = setup();
+    const { registry, runs } = pingRegistry();
+    const calls = Array.from({ length: 200 }, (_, i) => ({ id: `c${i}`, name: 'ping', arguments: '{}' }));
+    const { provider, requests } = fakeProvider([{ toolCalls: calls }, { text: 'never asked' }]);
+    const controller = new AbortController();
+    let results = 0;
+    // Stop is a click: it lands between tasks, here in a timer queued with the 40th result.
+    const onEvent = (event: { type: string }) => {
+      if (event.type === 'tool-result' && ++results === 40) setTimeout(() => controller.abort(), 0);
+    };
+    const result = await runAgentTurn({ ...base, registry, provider, signal: controller.signal, onEvent });
+    expect(result.end).toBe('stopped');
+    expect(runs).toHaveLength(MAX_TOOL_CALLS_PER_REPLY);
+    const added = result.messages.filter((m) => m.role === 'tool').length;
+    expect(added).toBeGreaterThanOrEqual(40);
+    expect(added).toBeLessThanOrEqual(48); // the loop yields every 8 undispatched results
+    expect(requests).toHaveLength(1);
+  });
+
   it('Stop between the calls of one reply dispatches nothing more and calls the model no more', async () => {
     const { base } = setup();
     const controller = new AbortController();

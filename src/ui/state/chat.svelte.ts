@@ -69,12 +69,26 @@ class ChatState {
   /** Active skills, for slash completion. */
   skills = $state.raw<{ name: string; description: string }[]>([]);
   #generating = $state(false);
+  /**
+   * Stop was pressed and the turn is winding down: no model call or tool runs any more, only the
+   * writes of what it already said are landing. The chat is idle to the user meanwhile (Stop
+   * takes effect at once, docs/chat.md "Stop"); a send waits for the turn's end.
+   */
+  #stopping = $state(false);
+  #ended: Promise<void> = Promise.resolve();
+  #endTurn: () => void = () => undefined;
+  #waitingToRun = false;
   #controller: ChatController | null = null;
   #unsubscribe: (() => void) | null = null;
   #responder: Responder | null = null;
 
   get isGenerating(): boolean {
-    return this.#generating;
+    return this.#generating && !this.#stopping;
+  }
+
+  /** The user stopped the reply; its last writes are still landing. */
+  get isStopping(): boolean {
+    return this.#generating && this.#stopping;
   }
 
   get isEmpty(): boolean {
@@ -88,7 +102,7 @@ class ChatState {
 
   /** Returns false (and does nothing) for blank text or while a reply is running. */
   send = async (text: string): Promise<boolean> => {
-    if (text.trim() === '' || this.#generating) return false;
+    if (text.trim() === '' || this.isGenerating) return false;
     const command = parseSlashCommand(text, new Set(this.skills.map((skill) => skill.name)));
     if (command?.kind === 'open') {
       navigation.go(command.view === 'pending' ? pendingView() : command.view);
@@ -107,6 +121,7 @@ class ChatState {
 
   stop = (): void => {
     this.#controller?.stop();
+    if (this.#generating && this.#controller) this.#stopping = true;
   };
 
   regenerate = (): Promise<boolean> => this.#run((controller) => controller.regenerate());
@@ -147,7 +162,17 @@ class ChatState {
   };
 
   async #run(action: (controller: ChatController) => Promise<boolean>): Promise<boolean> {
-    if (this.#generating) return false;
+    if (this.#waitingToRun || (this.#generating && !this.#stopping)) return false;
+    if (this.#generating) {
+      // A stopped turn is still writing its last lines: this one starts when it has ended.
+      this.#waitingToRun = true;
+      try {
+        await this.#ended;
+      } finally {
+        this.#waitingToRun = false;
+      }
+      if (this.#generating) return false;
+    }
     this.#generating = true; // at once: a second Enter must not start a second turn
     this.problem = null;
     let controller: ChatController;
@@ -198,7 +223,8 @@ class ChatState {
     this.#unsubscribe = controller.subscribe((event) => {
       switch (event.type) {
         case 'lines':
-          this.lines = [...event.lines];
+          // Already a fresh copy for each event (ChatController): no second copy of a long chat.
+          this.lines = event.lines as ChatLine[];
           break;
         case 'draft':
           this.draft = event.text;
@@ -210,12 +236,15 @@ class ChatState {
           break;
         case 'turn-start':
           this.#generating = true;
+          this.#ended = new Promise((resolve) => (this.#endTurn = resolve));
           learning.noteGeneration(true);
           this.problem = null;
           announcer.say('Knack is replying.');
           break;
         case 'turn-end':
           this.#generating = false;
+          this.#stopping = false;
+          this.#endTurn();
           learning.noteGeneration(false);
           this.problem = event.problem;
           announcer.say((event.notice && ANNOUNCE_NOTICE[event.notice]) ?? ANNOUNCE_END[event.end] ?? 'Reply finished.');
@@ -233,6 +262,8 @@ class ChatState {
     this.#unsubscribe = null;
     this.#controller = null;
     this.#generating = false;
+    this.#stopping = false;
+    this.#endTurn();
     learning.noteGeneration(false);
   }
 }

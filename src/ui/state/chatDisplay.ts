@@ -38,69 +38,170 @@ function skillViewed(call: StoredToolCall): string | null {
   }
 }
 
+/** Every tool line's content by call id, the latest winning; built only when a call needs it. */
+type LatestResults = () => ReadonlyMap<string, string>;
+
+function latestResults(lines: readonly ChatLine[]): LatestResults {
+  let latest: Map<string, string> | null = null;
+  return () => {
+    if (latest) return latest;
+    latest = new Map();
+    for (const line of lines) if (line.role === 'tool' && line.toolCallId) latest.set(line.toolCallId, line.content);
+    return latest;
+  };
+}
+
 /**
  * The result of each call of the assistant line at `index`, in call order. Ids can repeat (in one
  * reply, from a session stored before the loop made them unique, or `call_1` in every reply), so
  * a call takes the first unclaimed result with its id among the tool lines right after it, and
- * only then the session's latest result with that id.
+ * only then the session's latest result with that id. Linear in the calls, with a fast path for
+ * the usual case of results in call order (docs/chat.md, "Rendering").
  */
-function resultsOfCalls(lines: readonly ChatLine[], index: number, latest: ReadonlyMap<string, string>): (string | null)[] {
-  const following: ChatLine[] = [];
-  for (let next = index + 1; next < lines.length && lines[next]!.role === 'tool'; next++) following.push(lines[next]!);
-  const claimed = new Set<ChatLine>();
-  return (lines[index]!.toolCalls ?? []).map((call) => {
-    const own = following.find((line) => !claimed.has(line) && line.toolCallId === call.id);
-    if (own) claimed.add(own);
-    return own ? own.content : (latest.get(call.id) ?? null);
-  });
+function resultsOfCalls(lines: readonly ChatLine[], index: number, latest: LatestResults): (string | null)[] {
+  const calls = lines[index]!.toolCalls ?? [];
+  const inOrder: (string | null)[] = [];
+  for (const call of calls) {
+    const line = lines[index + 1 + inOrder.length];
+    if (line?.role !== 'tool' || line.toolCallId !== call.id) break;
+    inOrder.push(line.content);
+  }
+  if (inOrder.length === calls.length && lines[index + 1 + inOrder.length]?.role !== 'tool') return inOrder;
+  const following = new Map<string, string[]>();
+  for (let next = index + 1; next < lines.length && lines[next]!.role === 'tool'; next++) {
+    const line = lines[next]!;
+    if (line.toolCallId === undefined) continue;
+    const queue = following.get(line.toolCallId);
+    if (queue) queue.push(line.content);
+    else following.set(line.toolCallId, [line.content]);
+  }
+  return calls.map((call) => following.get(call.id)?.shift() ?? latest().get(call.id) ?? null);
 }
 
-export function displayItems(lines: readonly ChatLine[], live: { generating: boolean; draft: string }): DisplayItem[] {
-  const latest = new Map<string, string>();
-  for (const line of lines) if (line.role === 'tool' && line.toolCallId) latest.set(line.toolCallId, line.content);
+type ReplyItem = Extract<DisplayItem, { kind: 'reply' }>;
+export type ToolPart = Extract<ReplyPart, { kind: 'tool' }>;
 
-  const items: DisplayItem[] = [];
-  let reply: Extract<DisplayItem, { kind: 'reply' }> | null = null;
-  const currentReply = (key: string) => {
-    if (!reply) {
-      reply = { kind: 'reply', key, parts: [], stopped: false, streaming: false };
-      items.push(reply);
+function sameCall(a: StoredToolCall, b: StoredToolCall): boolean {
+  return a === b || (a.id === b.id && a.name === b.name && a.arguments === b.arguments);
+}
+
+function samePart(a: ReplyPart | undefined, b: ReplyPart): boolean {
+  if (!a || a.kind !== b.kind || a.key !== b.key) return false;
+  if (a.kind === 'text' && b.kind === 'text') return a.text === b.text && a.streaming === b.streaming;
+  if (a.kind === 'notice' && b.kind === 'notice') return a.notice === b.notice;
+  if (a.kind === 'reasoning' && b.kind === 'reasoning') return a.text === b.text;
+  return false;
+}
+
+/**
+ * A reply being built. Each part is compared with the part at the same place in the previous
+ * build of that reply (found by the reply's key) and, when unchanged, is that earlier object.
+ */
+class ReplyBuilder {
+  readonly item: ReplyItem;
+  readonly #before: readonly ReplyPart[];
+  #changed = false;
+
+  constructor(key: string, before: DisplayItem | undefined) {
+    this.item = { kind: 'reply', key, parts: [], stopped: false, streaming: false };
+    this.#before = before?.kind === 'reply' ? before.parts : [];
+  }
+
+  add(part: ReplyPart): void {
+    const before = this.#before[this.item.parts.length];
+    this.#keep(before && samePart(before, part) ? before : part);
+  }
+
+  /** A tool part, made only when the earlier one at its place differs (its JSON parsed once). */
+  addTool(key: string, call: StoredToolCall, result: string | null): void {
+    const before = this.#before[this.item.parts.length];
+    if (before?.kind === 'tool' && before.result === result && sameCall(before.call, call) && before.key === key) {
+      this.#keep(before);
+      return;
     }
-    return reply;
+    this.#keep({ kind: 'tool', key, call, result, success: result === null ? null : successOf(result), skill: skillViewed(call) });
+  }
+
+  #keep(part: ReplyPart): void {
+    if (part !== this.#before[this.item.parts.length]) this.#changed = true;
+    this.item.parts.push(part);
+  }
+
+  /** The reply, or its previous object when nothing about it changed. */
+  finish(before: DisplayItem | undefined): ReplyItem {
+    const same =
+      !this.#changed &&
+      before?.kind === 'reply' &&
+      before.parts.length === this.item.parts.length &&
+      before.stopped === this.item.stopped &&
+      before.streaming === this.item.streaming;
+    return same ? before : this.item;
+  }
+}
+
+function userItem(line: ChatLine, index: number, before: DisplayItem | undefined): DisplayItem {
+  const key = `u${index}`;
+  if (before?.kind === 'user' && before.key === key && before.line.id === line.id && before.line.content === line.content) return before;
+  const invocation = skillInvocationOf(line.content);
+  return { kind: 'user', key, line, text: invocation ? invocation.request : line.content, skill: invocation?.skill ?? null };
+}
+
+/**
+ * The items of the stored lines. Given the previous build, every item and part that did not
+ * change is the previous object itself, so the keyed list re-renders only what changed: a new
+ * tool result touches its own part, never the earlier messages (docs/chat.md, "Rendering").
+ */
+export function lineItems(lines: readonly ChatLine[], previous: readonly DisplayItem[] = []): DisplayItem[] {
+  const earlier = new Map(previous.map((item) => [item.key, item]));
+  const latest = latestResults(lines);
+  const items: DisplayItem[] = [];
+  let reply: ReplyBuilder | null = null;
+  const closeReply = () => {
+    if (reply) items.push(reply.finish(earlier.get(reply.item.key)));
+    reply = null;
   };
   lines.forEach((line, index) => {
     if (line.role === 'user') {
-      const invocation = skillInvocationOf(line.content);
-      items.push({ kind: 'user', key: `u${index}`, line, text: invocation ? invocation.request : line.content, skill: invocation?.skill ?? null });
-      reply = null;
+      closeReply();
+      items.push(userItem(line, index, earlier.get(`u${index}`)));
       return;
     }
     if (line.role !== 'assistant') return; // tool results sit under their calls
-    const target = currentReply(`r${index}`);
-    if (line.content) target.parts.push({ kind: 'text', key: `t${index}`, text: line.content, streaming: false });
+    reply ??= new ReplyBuilder(`r${index}`, earlier.get(`r${index}`));
+    const target: ReplyBuilder = reply;
+    if (line.content) target.add({ kind: 'text', key: `t${index}`, text: line.content, streaming: false });
     const results = resultsOfCalls(lines, index, latest);
-    for (const [position, call] of (line.toolCalls ?? []).entries()) {
-      const result = results[position] ?? null;
-      target.parts.push({
-        kind: 'tool',
-        // By place, never by the call's id alone: ids can repeat (see resultsOfCalls).
-        key: `c${index}-${position}`,
-        call,
-        result,
-        success: result === null ? null : successOf(result),
-        skill: skillViewed(call),
-      });
-    }
-    if (line.cutOff || line.empty) target.parts.push({ kind: 'notice', key: `n${index}`, notice: line.cutOff ? 'cut-off' : 'empty' });
-    if (line.reasoning) target.parts.push({ kind: 'reasoning', key: `z${index}`, text: line.reasoning });
-    if (line.stopped) target.stopped = true;
+    // By place, never by the call's id alone: ids can repeat (see resultsOfCalls).
+    (line.toolCalls ?? []).forEach((call, position) => target.addTool(`c${index}-${position}`, call, results[position] ?? null));
+    if (line.cutOff || line.empty) target.add({ kind: 'notice', key: `n${index}`, notice: line.cutOff ? 'cut-off' : 'empty' });
+    if (line.reasoning) target.add({ kind: 'reasoning', key: `z${index}`, text: line.reasoning });
+    if (line.stopped) target.item.stopped = true;
   });
-  if (live.generating) {
-    const target = currentReply(`r${lines.length}`);
-    target.streaming = true;
-    if (live.draft) target.parts.push({ kind: 'text', key: 'draft', text: live.draft, streaming: true });
-  }
+  closeReply();
   return items;
+}
+
+/**
+ * The stored items with the reply in progress: the last reply marked streaming and the draft
+ * at its end (a new reply item when the turn has no line yet). Only that item is a new object,
+ * so a streamed token re-renders the last message alone. `stopping`: the user pressed Stop and
+ * the turn is only writing its last lines; the reply shows as stopped at once.
+ */
+export function withLive(items: readonly DisplayItem[], linesCount: number, live: { generating: boolean; draft: string; stopping?: boolean }): DisplayItem[] {
+  if (live.stopping) {
+    const last = items.at(-1);
+    if (last?.kind === 'reply') return [...items.slice(0, -1), { ...last, stopped: true }];
+    return [...items, { kind: 'reply', key: `r${linesCount}`, parts: [], stopped: true, streaming: false }];
+  }
+  if (!live.generating) return items as DisplayItem[];
+  const last = items.at(-1);
+  const draft: ReplyPart[] = live.draft ? [{ kind: 'text', key: 'draft', text: live.draft, streaming: true }] : [];
+  if (last?.kind === 'reply') return [...items.slice(0, -1), { ...last, streaming: true, parts: [...last.parts, ...draft] }];
+  return [...items, { kind: 'reply', key: `r${linesCount}`, parts: draft, stopped: false, streaming: true }];
+}
+
+export function displayItems(lines: readonly ChatLine[], live: { generating: boolean; draft: string }, previous: readonly DisplayItem[] = []): DisplayItem[] {
+  return withLive(lineItems(lines, previous), lines.length, live);
 }
 
 /** `**bold**` search snippets as plain and matched pieces (rendered as text, never as HTML). */
@@ -109,4 +210,52 @@ export function snippetPieces(snippet: string): { text: string; match: boolean }
     .split('**')
     .map((text, index) => ({ text, match: index % 2 === 1 }))
     .filter((piece) => piece.text !== '');
+}
+
+/** A run of tool calls from one model reply, shown folded as one line. */
+export interface ToolGroup {
+  kind: 'group';
+  key: string;
+  parts: ToolPart[];
+  ran: number;
+  failed: number;
+  running: number;
+}
+
+/** More calls than this from one model reply fold into a group (docs/chat.md, "Rendering"). */
+export const TOOL_GROUP_THRESHOLD = 8;
+
+function lineOfPart(part: ReplyPart): string | null {
+  return part.kind === 'tool' ? part.key.slice(0, part.key.indexOf('-')) : null;
+}
+
+/**
+ * A reply's parts as it shows them: each part as it is, except that the tool calls of one model
+ * reply, when there are more than TOOL_GROUP_THRESHOLD, are one group. Parts keep their own
+ * objects, so the keyed list leaves them alone.
+ */
+export function replySegments(parts: readonly ReplyPart[], threshold = TOOL_GROUP_THRESHOLD): (ReplyPart | ToolGroup)[] {
+  const segments: (ReplyPart | ToolGroup)[] = [];
+  let run: ToolPart[] = [];
+  const flush = () => {
+    if (run.length > threshold) {
+      const failed = run.filter((part) => part.success === false).length;
+      const running = run.filter((part) => part.result === null).length;
+      segments.push({ kind: 'group', key: `g${run[0]!.key}`, parts: run, ran: run.length - failed - running, failed, running });
+    } else {
+      segments.push(...run);
+    }
+    run = [];
+  };
+  for (const part of parts) {
+    if (part.kind === 'tool' && (run.length === 0 || lineOfPart(run[0]!) === lineOfPart(part))) {
+      run.push(part);
+      continue;
+    }
+    flush();
+    if (part.kind === 'tool') run.push(part);
+    else segments.push(part);
+  }
+  flush();
+  return segments;
 }

@@ -2,7 +2,7 @@ import { chat } from './chat.svelte';
 import { networkRequests } from './network.svelte';
 import { settings } from './settings.svelte';
 import { learning } from './learning.svelte';
-import { renderMarkdown } from '../markdown';
+import { renderMarkdown, sanitizeHighlighted } from '../markdown';
 
 /**
  * `globalThis.knackUi`: the UI's console handle, next to the storage engine's `knack`.
@@ -24,6 +24,8 @@ export interface KnackUiHandle {
   settings: typeof settings;
   network: typeof networkRequests;
   renderMarkdown: typeof renderMarkdown;
+  /** The sanitiser of highlighted code (spans with highlight classes only), for its XSS tests. */
+  sanitizeHighlighted: typeof sanitizeHighlighted;
 }
 
 declare global {
@@ -32,5 +34,5 @@ declare global {
 }
 
 export function exposeConsoleHandle(): void {
-  globalThis.knackUi = { chat, learning, settings, network: networkRequests, renderMarkdown };
+  globalThis.knackUi = { chat, learning, settings, network: networkRequests, renderMarkdown, sanitizeHighlighted };
 }

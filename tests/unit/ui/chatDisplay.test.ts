@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayItems, snippetPieces } from '../../../src/ui/state/chatDisplay';
+import { displayItems, lineItems, replySegments, snippetPieces, withLive } from '../../../src/ui/state/chatDisplay';
 import { buildSkillInvocation } from '../../../src/skills/skillInvocation';
 import type { ChatLine } from '../../../src/agent/chatSession';
 
@@ -95,5 +95,75 @@ describe('chat display', () => {
       { text: 'citric', match: true },
       { text: ' acid', match: false },
     ]);
+  });
+});
+
+describe('chat display, built incrementally', () => {
+  const user: ChatLine = { id: 'u', seq: 0, role: 'user', content: 'list things' };
+  const calls = Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, name: 'skills_list', arguments: '{}' }));
+  const assistant: ChatLine = { id: 'a', seq: 1, role: 'assistant', content: 'Checking.', toolCalls: calls };
+  const result = (i: number): ChatLine => ({ id: `t${i}`, seq: 2 + i, role: 'tool', content: '{"success":true}', toolCallId: `c${i}`, name: 'skills_list' });
+  // The controller sends a fresh shallow copy of every line with each event.
+  const copy = (lines: ChatLine[]) => lines.map((line) => ({ ...line }));
+
+  it('keeps the objects of unchanged items and parts, so a new result touches only its own part', () => {
+    const first = lineItems(copy([user, assistant, result(0)]));
+    const second = lineItems(copy([user, assistant, result(0), result(1)]), first);
+    expect(second[0]).toBe(first[0]);
+    const [before, after] = [first[1]!, second[1]!];
+    if (before.kind !== 'reply' || after.kind !== 'reply') throw new Error('expected replies');
+    expect(after).not.toBe(before);
+    expect(after.parts[0]).toBe(before.parts[0]); // the text
+    expect(after.parts[1]).toBe(before.parts[1]); // call 0, result unchanged
+    expect(after.parts[2]).not.toBe(before.parts[2]); // call 1 got its result
+    expect(after.parts.slice(3).every((part, i) => part === before.parts[3 + i])).toBe(true);
+    // Nothing changed: the very same items.
+    const third = lineItems(copy([user, assistant, result(0), result(1)]), second);
+    expect(third[1]).toBe(second[1]);
+  });
+
+  it('matches hundreds of results to their calls (repeated ids in order)', () => {
+    const many = Array.from({ length: 300 }, (_, i) => ({ id: i % 2 ? 'dup' : `c${i}`, name: 'skills_list', arguments: '{}' }));
+    const lines: ChatLine[] = [user, { ...assistant, toolCalls: many }];
+    many.forEach((call, i) => lines.push({ id: `t${i}`, seq: 2 + i, role: 'tool', content: `{"success":true,"n":${i}}`, toolCallId: call.id }));
+    const reply = lineItems(lines)[1]!;
+    if (reply.kind !== 'reply') throw new Error('expected a reply');
+    const tools = reply.parts.filter((part) => part.kind === 'tool');
+    expect(tools).toHaveLength(300);
+    expect(tools.every((part, i) => part.kind === 'tool' && part.result === `{"success":true,"n":${i}}`)).toBe(true);
+  });
+
+  it('streams into the last reply only, and shows a stopping reply as stopped at once', () => {
+    const stored = lineItems([user, assistant]);
+    const live = withLive(stored, 2, { generating: true, draft: 'More' });
+    expect(live[0]).toBe(stored[0]);
+    const last = live[1]!;
+    if (last.kind !== 'reply') throw new Error('expected a reply');
+    expect(last.streaming).toBe(true);
+    expect(last.parts.at(-1)).toEqual({ kind: 'text', key: 'draft', text: 'More', streaming: true });
+    const stopping = withLive(stored, 2, { generating: false, draft: '', stopping: true });
+    expect(stopping[1]).toMatchObject({ kind: 'reply', stopped: true, streaming: false });
+    const beforeAnyReply = withLive(lineItems([user]), 1, { generating: false, draft: '', stopping: true });
+    expect(beforeAnyReply.map((item) => item.kind)).toEqual(['user', 'reply']);
+    expect(withLive(stored, 2, { generating: false, draft: '' })).toBe(stored);
+  });
+
+  it('folds the calls of one model reply into a group beyond the threshold, with counts', () => {
+    const lines: ChatLine[] = [user, assistant, result(0), { ...result(1), content: '{"success":false,"error":"x"}' }];
+    const reply = lineItems(lines)[1]!;
+    if (reply.kind !== 'reply') throw new Error('expected a reply');
+    const segments = replySegments(reply.parts);
+    expect(segments.map((segment) => segment.kind)).toEqual(['text', 'group']);
+    const group = segments[1]!;
+    if (group.kind !== 'group') throw new Error('expected a group');
+    expect(group.parts).toHaveLength(12);
+    expect([group.ran, group.failed, group.running]).toEqual([1, 1, 10]);
+    expect(group.parts[0]).toBe(reply.parts[1]);
+    // At the threshold or below, the calls stay as they are.
+    expect(replySegments(reply.parts, 12).map((segment) => segment.kind)).toEqual(['text', ...Array(12).fill('tool')]);
+    // Calls of two model replies are two runs.
+    const two = lineItems([user, { ...assistant, toolCalls: calls.slice(0, 9) }, { id: 'b', seq: 30, role: 'assistant', content: '', toolCalls: calls.slice(0, 3) }])[1]!;
+    if (two.kind !== 'reply') throw new Error('expected a reply');
+    expect(replySegments(two.parts).map((segment) => segment.kind)).toEqual(['text', 'group', 'tool', 'tool', 'tool']);
   });
 });
