@@ -40,7 +40,8 @@ function mixedPlan(): ImportPlan {
       'careful-1/SKILL.md': skillContent('careful-1', 'Use for careful work.', CAUTION_BODY),
       'careful-2/SKILL.md': skillContent('careful-2', 'Use for careful work.', CAUTION_BODY),
       'risky/SKILL.md': skillContent('risky', 'Use for syncing.', DANGEROUS_BODY),
-      'broken/SKILL.md': 'no frontmatter at all',
+      // Refused at import: a frontmatter without a description (no frontmatter at all imports leniently).
+      'broken/SKILL.md': '---\nname: broken\n---\n# Broken\n',
     }),
     { exists: (name) => name === 'safe-1' },
   );

@@ -23,11 +23,14 @@ export interface HostCount {
   count: number;
 }
 
+/** What relative URLs resolve against: the page (modules that import this run under Vitest too, without one). */
+const pageUrl = (): string => globalThis.location?.href ?? 'http://localhost/';
+
 class NetworkRequests {
   // Replaced whole on every request (raw state): plain records, copied with one more count.
   #counts = $state.raw<Readonly<Record<string, number>>>({});
   #byContext = $state.raw<Readonly<Partial<Record<RequestContext, number>>>>({});
-  #tally = new RequestTally(location.href, (url) => this.#add(url, 'page'));
+  #tally = new RequestTally(pageUrl(), (url) => this.#add(url, 'page'));
   #started = false;
 
   /** Hosts, busiest first. */
@@ -71,7 +74,7 @@ class NetworkRequests {
   countingFetch: typeof fetch = this.#tally.countingFetch(() => globalThis.fetch);
 
   #add(url: string, context: RequestContext): void {
-    const host = hostOf(url, location.href);
+    const host = hostOf(url, pageUrl());
     if (!host) return;
     this.#counts = { ...this.#counts, [host]: (this.#counts[host] ?? 0) + 1 };
     this.#byContext = { ...this.#byContext, [context]: (this.#byContext[context] ?? 0) + 1 };
