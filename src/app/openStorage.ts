@@ -11,6 +11,8 @@ import { WebLockManager } from '../storage/webLocks';
 import type { KnackServices } from './storageServices';
 import { createKnackStores } from './knackStores';
 import { applyCommitEffects, isCommitEffects } from '../skills/commitEffects';
+import { idbProfileTables, openerTables } from './backupTables';
+import { applyStagedRestore } from './restoreCommit';
 
 /** What storage is made of in one context; the app uses OPFS/IndexedDB, unit tests memory. */
 export interface StorageParts {
@@ -37,6 +39,7 @@ export interface OpenedStorage extends KnackServices {
 export async function assembleStorage(parts: StorageParts, options: { recover: boolean }): Promise<OpenedStorage> {
   const changes = parts.changes ?? new ChangeFeed();
   const stores = createKnackStores(parts.open, changes);
+  const tables = parts.db ? idbProfileTables(parts.db) : openerTables(parts.open);
   const journal = new Journal({
     files: parts.files,
     intents: parts.intents,
@@ -45,6 +48,8 @@ export async function assembleStorage(parts: StorageParts, options: { recover: b
     onCommitted: async (intent) => {
       const effects = (intent.meta as { effects?: unknown } | undefined)?.effects;
       if (isCommitEffects(effects)) await applyCommitEffects(effects, { ledger: stores.ledger, usage: stores.usage });
+      // A restore's records land with its files (app/restoreCommit.ts).
+      await applyStagedRestore(intent, parts.files, tables);
     },
   });
 
