@@ -16,6 +16,7 @@ import type { RestoreDeps } from '../../../src/app/restore';
 
 export interface TestProfile {
   files: FileStore;
+  failing: FailingFiles;
   raw: MemoryFileStore;
   stores: Record<BackupTable | DerivedTable, RecordStore<unknown>>;
   tables: ProfileTables;
@@ -45,7 +46,7 @@ export class FailingFiles implements FileStore {
   walk = (dir: string) => this.inner.walk(dir);
 }
 
-export function makeProfile(options: { liveness?: FixedLiveness; wrapStores?: (table: string, store: RecordStore<unknown>) => RecordStore<unknown> } = {}): TestProfile & { failing: FailingFiles } {
+export function makeProfile(options: { liveness?: FixedLiveness; wrapStores?: (table: string, store: RecordStore<unknown>) => RecordStore<unknown> } = {}): TestProfile {
   const raw = new MemoryFileStore();
   const failing = new FailingFiles(raw);
   const stores = {} as Record<BackupTable | DerivedTable, RecordStore<unknown>>;
