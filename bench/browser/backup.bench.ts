@@ -76,6 +76,27 @@ async function removeBenchData(k: KnackHandle): Promise<void> {
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
+/** Milliseconds spent in each reported phase, from the task's own progress reports. */
+function phaseTimer(): { onProgress: (progress: { phase: string }) => void; phases: () => Record<string, number> } {
+  const spent: Record<string, number> = {};
+  let current: string | null = null;
+  let since = performance.now();
+  return {
+    onProgress: ({ phase }) => {
+      if (phase === current) return;
+      const now = performance.now();
+      if (current) spent[current] = round((spent[current] ?? 0) + now - since);
+      current = phase;
+      since = now;
+    },
+    phases: () => {
+      if (current) spent[current] = round((spent[current] ?? 0) + performance.now() - since);
+      current = null;
+      return spent;
+    },
+  };
+}
+
 const backupRoundTrip: BrowserBench = {
   name: 'backupRoundTrip',
   async run(context) {
@@ -85,17 +106,21 @@ const backupRoundTrip: BrowserBench = {
     const service = await app.backup();
     await populate(k);
     try {
+      const backupPhases = phaseTimer();
+      const restorePhases = phaseTimer();
       let t = performance.now();
-      const backup = await service.backup();
+      const backup = await service.backup({ onProgress: backupPhases.onProgress });
       const backupMs = performance.now() - t;
+      const backupPhasesMs = backupPhases.phases();
 
       await removeBenchData(k);
       t = performance.now();
-      const plan = await service.open(backup.bytes);
+      const plan = await service.open(backup.bytes, { onProgress: restorePhases.onProgress });
       const openMs = performance.now() - t;
       t = performance.now();
-      const report = await service.restore(plan, { collisions: 'skip' });
+      const report = await service.restore(plan, { collisions: 'skip' }, { onProgress: restorePhases.onProgress });
       const restoreMs = performance.now() - t;
+      const restorePhasesMs = restorePhases.phases();
 
       const restoredSkills = (await k.files.list(CATEGORY)).length;
       if (restoredSkills !== SKILLS) throw new Error(`restored ${restoredSkills} of ${SKILLS} skills`);
@@ -111,6 +136,8 @@ const backupRoundTrip: BrowserBench = {
         restoreMs: round(restoreMs),
         roundTripMs: round(backupMs + openMs + restoreMs),
         restoredFiles: report.files,
+        backupPhasesMs,
+        restorePhasesMs,
       };
     } finally {
       await removeBenchData(k);
