@@ -7,7 +7,6 @@
  * Nothing is written; the task reads under no lock (a backup is a snapshot of what each file and
  * table held when it was read) and can be cancelled between any two units.
  */
-import { zipSync, type Zippable } from 'fflate';
 import type { FileStore } from '../storage/fileStore';
 import { isTempPath } from '../storage/tempFiles';
 import { throttledProgress, throwIfCancelled, type LongTaskOptions } from '../storage/progress';
@@ -27,6 +26,7 @@ import {
   type BackupRecordsEntry,
 } from './backupManifest';
 import type { BackupTable, ProfileTables } from './backupTables';
+import { writeZip, type ZipSource } from './backupZip';
 
 /** The OPFS folders a profile keeps its files in. */
 export const BACKUP_ROOTS = ['skills', 'memories'] as const;
@@ -48,11 +48,8 @@ export interface BackupResult {
   fileName: string;
 }
 
-const UNIX = 3;
 const MODE_FILE = 0o100644;
 const MODE_EXECUTABLE = 0o100755;
-// A fixed time keeps two backups of the same profile byte-comparable apart from the manifest.
-const ENTRY_TIME = new Date('2026-01-01T00:00:00Z');
 
 export function backupFileName(at: Date): string {
   const stamp = at.toISOString().slice(0, 19).replace(/[:T]/g, '-');
@@ -99,7 +96,7 @@ export async function listProfileFiles(files: FileStore): Promise<string[]> {
 export async function createBackup(source: BackupSource, options: BackupOptions = {}): Promise<BackupResult> {
   const report = throttledProgress(options.onProgress);
   const { signal } = options;
-  const tree: Zippable = {};
+  const zipEntries: ZipSource[] = [];
 
   report({ phase: 'Reading records', done: 0, total: source.tables.tables.length });
   const tableEntries = new Map<BackupTable, [string, unknown][]>();
@@ -116,7 +113,7 @@ export async function createBackup(source: BackupSource, options: BackupOptions 
     tableEntries.set('settings', cleaned);
     if (options.keysPassphrase !== undefined) {
       const envelope = new TextEncoder().encode(JSON.stringify(await encryptSecrets(keys, options.keysPassphrase)));
-      tree[SECRETS_PATH] = [envelope, { level: 0, mtime: ENTRY_TIME }];
+      zipEntries.push({ name: SECRETS_PATH, bytes: envelope, store: true });
       secrets = { sha256: await sha256Hex(envelope) };
     }
   }
@@ -124,11 +121,11 @@ export async function createBackup(source: BackupSource, options: BackupOptions 
   const records: BackupRecordsEntry[] = [];
   for (const [table, entries] of tableEntries) {
     const bytes = new TextEncoder().encode(encodeTable(entries));
-    tree[recordsPath(table)] = [bytes, { level: 6, mtime: ENTRY_TIME }];
+    zipEntries.push({ name: recordsPath(table), bytes });
     records.push({ table, count: entries.length, sha256: await sha256Hex(bytes) });
   }
 
-  const files = await readFiles(source.files, recordedExecutables(tableEntries.get('ledger') ?? []), tree, options, report);
+  const files = await readFiles(source.files, recordedExecutables(tableEntries.get('ledger') ?? []), zipEntries, options, report);
   throwIfCancelled(signal, 'The backup');
 
   const count = (table: BackupTable) => tableEntries.get(table)?.length ?? 0;
@@ -148,17 +145,20 @@ export async function createBackup(source: BackupSource, options: BackupOptions 
     records,
     secrets,
   };
-  tree[MANIFEST_PATH] = [new TextEncoder().encode(JSON.stringify(manifest, null, 1)), { level: 6, mtime: ENTRY_TIME }];
-  report({ phase: 'Writing the backup file', done: 0, total: 1 });
-  const bytes = zipSync(tree);
-  report({ phase: 'Writing the backup file', done: 1, total: 1 });
+  // The manifest goes first, so a reader finds what to expect before the parts.
+  zipEntries.unshift({ name: MANIFEST_PATH, bytes: new TextEncoder().encode(JSON.stringify(manifest, null, 1)) });
+  report({ phase: 'Writing the backup file', done: 0, total: zipEntries.length });
+  const bytes = await writeZip(zipEntries, {
+    signal,
+    onEntry: (done) => report({ phase: 'Writing the backup file', done, total: zipEntries.length }),
+  });
   return { bytes, manifest, fileName: backupFileName(at) };
 }
 
 async function readFiles(
   store: FileStore,
   recorded: Set<string>,
-  tree: Zippable,
+  zipEntries: ZipSource[],
   options: LongTaskOptions,
   report: ReturnType<typeof throttledProgress>,
 ): Promise<BackupFileEntry[]> {
@@ -172,7 +172,7 @@ async function readFiles(
     for (const { path, bytes } of read) {
       if (!bytes) continue; // deleted while we listed: the backup is of what is there
       const executable = isExecutable(path, bytes, recorded);
-      tree[`${FILES_PREFIX}${path}`] = [bytes, { os: UNIX, attrs: ((executable ? MODE_EXECUTABLE : MODE_FILE) << 16) >>> 0, level: 6, mtime: ENTRY_TIME }];
+      zipEntries.push({ name: `${FILES_PREFIX}${path}`, bytes, unixMode: executable ? MODE_EXECUTABLE : MODE_FILE });
       files.push({ path, size: bytes.length, sha256: await sha256Hex(bytes), ...(executable ? { executable: true } : {}) });
     }
     report({ phase: 'Reading files', done: Math.min(start + BATCH, paths.length), total: paths.length, item: batch[batch.length - 1] });

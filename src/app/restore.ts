@@ -95,6 +95,7 @@ export async function applyRestore(plan: RestorePlan, choices: RestoreChoices, d
 
   // The last safe point: from here the restore runs to its end (or is undone as a whole).
   throwIfCancelled(options.signal, 'The restore');
+  report({ phase: 'Writing files', done: 0, total });
   await withLocks(deps.locks, lockKeys, () =>
     journal.run(RESTORE_INTENT_KIND, ops, {
       meta: { restore: { recordsPath }, skills: writes.skills.length, sessions: writes.sessions.length },
