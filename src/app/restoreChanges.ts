@@ -239,7 +239,8 @@ export async function restoreWrites(
     ...sessionPart.changes,
     // Rebuilt from what is restored: the catalogue rescans, the session search re-indexes.
     ...DERIVED_TABLES.map((table): TableChange => ({ table, clear: true, put: [] })),
-  ].filter((change) => plan.backup.tables.has(change.table as BackupTable) || change.clear);
+    // Only tables both sides have: the plan read the profile's (in-memory storage has no chats).
+  ].filter((change) => change.clear || (plan.backup.tables.has(change.table as BackupTable) && plan.targetTables.has(change.table as BackupTable)));
   const written = [...decisions.values()].flatMap((d) => (d.kind === 'write' ? [nameOf(d.dir)] : []));
   return {
     ops,
