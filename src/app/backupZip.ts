@@ -26,6 +26,7 @@ const ENTRY_TIME = new Date('2026-01-01T00:00:00Z');
 const IN_FLIGHT = 16;
 /** Below this, deflate saves nothing worth the entry. */
 const MIN_DEFLATE_BYTES = 64;
+export const MAX_ENTRIES = 0xffff;
 
 async function deflateRaw(bytes: Uint8Array): Promise<Uint8Array> {
   const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new CompressionStream('deflate-raw'));
@@ -54,6 +55,10 @@ async function prepare(source: ZipSource): Promise<ZipInputFile & { data: Uint8A
 
 /** Builds one zip of `sources` in order; `onEntry` is called after each one is added. */
 export async function writeZip(sources: readonly ZipSource[], options: LongTaskOptions & { onEntry?: (done: number) => void } = {}): Promise<Uint8Array> {
+  // The container writes classic zip records (no ZIP64), whose entry count is 16 bits wide.
+  if (sources.length > MAX_ENTRIES) {
+    throw new Error(`The backup would hold ${sources.length} files; one backup file holds at most ${MAX_ENTRIES}. Archive or delete skills you no longer use, then back up again.`);
+  }
   const chunks: Uint8Array[] = [];
   let failure: Error | null = null;
   const zip = new Zip((error, chunk) => {

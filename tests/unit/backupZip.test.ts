@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { unzipSync } from 'fflate';
-import { writeZip } from '../../src/app/backupZip';
+import { MAX_ENTRIES, writeZip } from '../../src/app/backupZip';
 import { readCentralDirectory, readZip } from '../../src/skills/zipArchive';
 import { CancelledError } from '../../src/storage/progress';
 
@@ -41,5 +41,10 @@ describe('writeZip', () => {
     const controller = new AbortController();
     controller.abort();
     await expect(writeZip([{ name: 'a', bytes: new Uint8Array(10) }], { signal: controller.signal })).rejects.toBeInstanceOf(CancelledError);
+  });
+
+  it('refuses more entries than a classic zip can count, before compressing anything', async () => {
+    const sources = Array.from({ length: MAX_ENTRIES + 1 }, (_, i) => ({ name: `f${i}`, bytes: new Uint8Array(0) }));
+    await expect(writeZip(sources)).rejects.toThrow(/at most 65535/);
   });
 });
