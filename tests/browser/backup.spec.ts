@@ -70,7 +70,7 @@ function dump(page: Page): Promise<ProfileDump> {
 
 async function backUp(page: Page, passphrase?: string): Promise<Buffer> {
   if (passphrase) {
-    await page.getByRole('checkbox', { name: 'Include API keys' }).check();
+    await page.getByRole('checkbox', { name: 'Include provider keys, encrypted' }).check();
     await page.getByLabel('Passphrase', { exact: true }).fill(passphrase);
   }
   const downloading = page.waitForEvent('download');
@@ -90,7 +90,7 @@ async function restoreInFreshContext(browser: Browser, backup: Buffer, passphras
   await expect(preview).toContainText('This profile is empty');
   await expect(preview.getByRole('row', { name: /Skills/ })).toContainText('2');
   if (passphrase) {
-    await preview.getByRole('checkbox', { name: 'Restore API keys' }).check();
+    await preview.getByRole('checkbox', { name: 'Restore provider keys' }).check();
     await preview.getByLabel('Backup passphrase').fill(passphrase);
   }
   await preview.getByRole('button', { name: 'Restore now' }).click();

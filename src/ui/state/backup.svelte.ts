@@ -55,7 +55,7 @@ class BackupPanel {
     if (this.backupProgress) return;
     this.backupNotice = this.backupError = null;
     if (this.includeKeys && this.passphrase === '') {
-      this.backupError = 'Type a passphrase to include API keys, or untick “Include API keys”.';
+      this.backupError = 'Type a passphrase to include API keys, or untick “Include provider keys”.';
       return;
     }
     const abort = (this.#backupAbort = new AbortController());
