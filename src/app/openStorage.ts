@@ -11,8 +11,6 @@ import { WebLockManager } from '../storage/webLocks';
 import type { KnackServices } from './storageServices';
 import { createKnackStores } from './knackStores';
 import { applyCommitEffects, isCommitEffects } from '../skills/commitEffects';
-import { idbProfileTables, openerTables } from './backupTables';
-import { applyStagedRestore } from './restoreCommit';
 
 /** What storage is made of in one context; the app uses OPFS/IndexedDB, unit tests memory. */
 export interface StorageParts {
@@ -39,7 +37,6 @@ export interface OpenedStorage extends KnackServices {
 export async function assembleStorage(parts: StorageParts, options: { recover: boolean }): Promise<OpenedStorage> {
   const changes = parts.changes ?? new ChangeFeed();
   const stores = createKnackStores(parts.open, changes);
-  const tables = parts.db ? idbProfileTables(parts.db) : openerTables(parts.open);
   const journal = new Journal({
     files: parts.files,
     intents: parts.intents,
@@ -48,8 +45,11 @@ export async function assembleStorage(parts: StorageParts, options: { recover: b
     onCommitted: async (intent) => {
       const effects = (intent.meta as { effects?: unknown } | undefined)?.effects;
       if (isCommitEffects(effects)) await applyCommitEffects(effects, { ledger: stores.ledger, usage: stores.usage });
-      // A restore's records land with its files (app/restoreCommit.ts).
-      await applyStagedRestore(intent, parts.files, tables);
+      // A restore's records land with its files (app/restoreCommit.ts); loaded only for one.
+      if ((intent.meta as { restore?: unknown } | undefined)?.restore !== undefined) {
+        const [{ applyStagedRestore }, { idbProfileTables, openerTables }] = await Promise.all([import('./restoreCommit'), import('./backupTables')]);
+        await applyStagedRestore(intent, parts.files, parts.db ? idbProfileTables(parts.db) : openerTables(parts.open));
+      }
     },
   });
 
