@@ -22,6 +22,7 @@ import type { MemoryServices } from './memoryServices';
 import type { SessionServices } from './sessionServices';
 import type { ChatServices } from './chatServices';
 import type { GateServices } from './gateServices';
+import type { BackupService } from './backupService';
 
 export type AppContext = 'tab' | 'worker';
 
@@ -54,6 +55,8 @@ export interface AppServices {
   chat(): Promise<ChatServices>;
   /** The gate's evidence, cases and estimates for the Skills view (runs go through the learning loop). */
   gate(): Promise<GateServices>;
+  /** Tab only: backup, restore and wipe for Settings (app/backupService.ts). */
+  backup(): Promise<BackupService>;
 }
 
 /** A lazily created value, created again on the next call if creating it failed. */
@@ -133,6 +136,8 @@ export async function createAppServices(
     (await import('./gateServices')).createGateServices({ settings, skills, tools, replays: storage.stores.replays, regexRunner: options.gateRegexRunner }),
   );
 
+  const backup = context === 'tab' ? once(async () => (await import('./backupService')).createBackupService(storage)) : tabOnly('Backup and restore');
+
   const { activity } = storage.stores;
   if (context === 'tab') {
     // Keep the activity store small: old runs go once per start, off the critical path.
@@ -156,5 +161,6 @@ export async function createAppServices(
     sessions,
     chat,
     gate,
+    backup,
   };
 }

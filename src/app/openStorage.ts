@@ -45,6 +45,11 @@ export async function assembleStorage(parts: StorageParts, options: { recover: b
     onCommitted: async (intent) => {
       const effects = (intent.meta as { effects?: unknown } | undefined)?.effects;
       if (isCommitEffects(effects)) await applyCommitEffects(effects, { ledger: stores.ledger, usage: stores.usage });
+      // A restore's records land with its files (app/restoreCommit.ts); loaded only for one.
+      if ((intent.meta as { restore?: unknown } | undefined)?.restore !== undefined) {
+        const [{ applyStagedRestore }, { idbProfileTables, openerTables }] = await Promise.all([import('./restoreCommit'), import('./backupTables')]);
+        await applyStagedRestore(intent, parts.files, parts.db ? idbProfileTables(parts.db) : openerTables(parts.open));
+      }
     },
   });
 

@@ -82,7 +82,7 @@ export function importedModes(history: readonly LedgerEntry[]): Map<string, numb
 }
 
 /** Knack's rule for files it made itself: a `scripts/` file starting with `#!` is executable. */
-function defaultMode(path: string, bytes: Uint8Array): number {
+export function defaultMode(path: string, bytes: Uint8Array): number {
   return path.startsWith('scripts/') && bytes[0] === 0x23 && bytes[1] === 0x21 ? MODE_EXECUTABLE : MODE_FILE;
 }
 
