@@ -81,7 +81,6 @@ export interface ConsoleMemory extends MemoryServices {
 }
 
 declare global {
-  // eslint-disable-next-line no-var
   var knack: KnackHandle | undefined;
 }
 

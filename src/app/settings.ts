@@ -56,7 +56,7 @@ function legacyAppSettings(legacy: LegacySettingsStorage | null): Pick<SettingDe
     migrate: () => {
       const old = legacy.getItem(LEGACY_SETTINGS_KEY);
       if (old === null || old === undefined) return undefined;
-      let parsed: unknown = null;
+      let parsed: unknown;
       try {
         parsed = JSON.parse(old) as unknown;
       } catch {

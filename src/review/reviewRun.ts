@@ -70,7 +70,7 @@ export function reviewRegistry(full: ToolRegistry): ToolRegistry {
 function noticeFor(call: ReviewToolCall): string | null {
   if (!call.success) return null;
   if (call.staged) return `Staged for your approval: ${call.gist ?? call.name}`;
-  let args: Record<string, unknown> = {};
+  let args: Record<string, unknown>;
   try {
     args = JSON.parse(call.arguments || '{}');
   } catch {

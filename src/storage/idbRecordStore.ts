@@ -23,7 +23,8 @@ export class IdbRecordStore<T> implements RecordStore<T> {
   private wrote = false;
 
   constructor(
-    db: IDBPDatabase<any>, // any: accepts the typed KnackDb as well as test databases
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- accepts the typed KnackDb as well as test databases
+    db: IDBPDatabase<any>,
     readonly storeName: string,
     private readonly options: IdbRecordStoreOptions = {},
   ) {

@@ -52,7 +52,6 @@ export interface SkillProbe {
 }
 
 declare global {
-  // eslint-disable-next-line no-var
   var skillProbe: SkillProbe | undefined;
 }
 

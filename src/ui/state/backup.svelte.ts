@@ -7,18 +7,7 @@ import { appServices } from '../../app/services';
 import type { BackupService } from '../../app/backupService';
 import type { RestorePlan, CollisionChoice } from '../../app/restorePlan';
 import { isCancelled, type Progress } from '../../storage/progress';
-
-function download(bytes: Uint8Array, fileName: string): void {
-  const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/zip' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // Chromium starts the download from the click; the URL can go once the task is done.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
+import { downloadBytes } from './fileDownload';
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -66,7 +55,7 @@ class BackupPanel {
         signal: abort.signal,
         onProgress: (progress) => (this.backupProgress = progress),
       });
-      download(result.bytes, result.fileName);
+      downloadBytes(result.bytes, result.fileName);
       const { counts } = result.manifest;
       this.backupNotice = `Backed up ${counts.skills} skills, ${counts.sessions} chats and ${counts.records} records (${result.fileName})${this.includeKeys ? ', API keys encrypted' : ', without API keys'}.`;
     } catch (error) {

@@ -29,7 +29,6 @@ export interface KnackUiHandle {
 }
 
 declare global {
-  // eslint-disable-next-line no-var
   var knackUi: KnackUiHandle | undefined;
 }
 

@@ -10,6 +10,7 @@ import { buildSkillsZip, checkSkill, collectSkill, exportAllSkills } from '../..
 import { groupProblems, problemKind, type ExportProblem, type ExportReport } from '../../skills/exportProblems';
 import { applyExportFix, type ExportFixId } from '../../skills/exportFixes';
 import { isCancelled, type Progress } from '../../storage/progress';
+import { downloadBytes } from './fileDownload';
 
 export interface PendingExport {
   name: string;
@@ -20,18 +21,6 @@ export interface AllExportSummary {
   /** Skills in the archive. */
   count: number;
   results: Array<{ name: string; problems: ExportProblem[] }>;
-}
-
-function download(bytes: Uint8Array, fileName: string): void {
-  const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/zip' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // Chromium starts the download from the click; the URL can go once the task is done.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 const blocking = (problems: readonly ExportProblem[]) => problems.some((problem) => problemKind(problem.kind).class === 'incompatible');
@@ -68,7 +57,7 @@ class SkillExport {
     try {
       const services = await skillsLibrary.start();
       const result = await exportAllSkills(services.engine, { signal: controller.signal, onProgress: (progress) => (this.progress = progress) });
-      download(result.zip, 'knack-skills.zip');
+      downloadBytes(result.zip, 'knack-skills.zip');
       this.all = { count: result.count, results: result.report.kinds.length === 0 ? [] : collectResults(result.report) };
       this.allNotice = `Exported ${result.count} skill${result.count === 1 ? '' : 's'}.`;
     } catch (error) {
@@ -103,7 +92,7 @@ class SkillExport {
       return;
     }
     if (this.pendingExport?.name === name) this.pendingExport = null;
-    download(buildSkillsZip([skill]), `${name}.zip`);
+    downloadBytes(buildSkillsZip([skill]), `${name}.zip`);
     const advisory = problems.length > 0 ? ` ${problems.length} advisory note${problems.length === 1 ? '' : 's'}: ${problems.map((p) => problemKind(p.kind).label).join(', ')}.` : '';
     this.#notify(name, `Downloaded ${name}.zip.${advisory}`);
   };

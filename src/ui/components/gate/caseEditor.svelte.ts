@@ -53,6 +53,8 @@ export class CaseEditorState {
   }
 
   add = (): void => {
+    // A timestamp string for the new case, not reactive state: a plain Date is right here.
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity
     const row = this.#row(newCase(this.rows.map((item) => item.data), new Date().toISOString()), false);
     this.rows.push(row);
     this.openKey = row.key;
