@@ -130,4 +130,13 @@ test('hundreds of skills: filter, search, bulk choices and summary; the import s
   expect(await catalogNames(page)).toEqual([...SEEDS, ...importedNames].sort());
   await dialog.getByRole('button', { name: 'Done' }).click();
   await expect(dialog).toBeHidden();
+
+  // After Done the reasons stay reachable from the library until dismissed.
+  const last = page.getByTestId('last-import');
+  await expect(last.locator('summary').first()).toHaveText(/^Last import: Imported \d+, skipped 15, cancelled \d+\.$/);
+  await last.locator('summary').first().click();
+  await expect(last.getByRole('list', { name: 'Skipped skills' }).getByRole('listitem')).toHaveCount(15);
+  await expect(last.getByRole('list', { name: 'Skipped skills' })).toContainText('bulk-010: not selected');
+  await last.getByRole('button', { name: 'Dismiss' }).click();
+  await expect(last).toBeHidden();
 });

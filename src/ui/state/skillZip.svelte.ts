@@ -26,6 +26,11 @@ class SkillZip {
   progress = $state.raw<Progress | null>(null);
   /** What the last import did, kept with every skipped skill's reason until dismissed. */
   result = $state.raw<ImportResult | null>(null);
+  /**
+   * The last import's result once its dialog is closed, while it skipped or cancelled anything:
+   * the Skills view keeps it reachable (every reason) until the next import or Dismiss.
+   */
+  lastResult = $state.raw<ImportResult | null>(null);
   private importAbort: AbortController | null = null;
 
   /** Import is offered when it would write at least one skill (a collision left on "skip" writes none). */
@@ -101,6 +106,10 @@ class SkillZip {
     this.result = null;
   }
 
+  dismissLastResult = (): void => {
+    this.lastResult = null;
+  };
+
   /** Stops a running import at the next skill; skills already written stay (each one whole). */
   cancelImport = (): void => {
     this.importAbort?.abort();
@@ -125,6 +134,7 @@ class SkillZip {
         },
       });
       const result = importResult(plan, choices, outcomes);
+      this.lastResult = result.skipped.length + result.cancelled.length > 0 ? result : null;
       skillsLibrary.notice = `${result.archiveName}: ${describeResult(result)}`;
       // A clean import needs no reading: the notice says it. Anything skipped or cancelled
       // stays on screen with its reasons until Done.
