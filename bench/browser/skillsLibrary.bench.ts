@@ -178,6 +178,8 @@ const skillsLibrary: BrowserBench = {
     const knack = await context.knack();
     location.hash = '#/skills';
     const services = await skillServices(knack);
+    // An earlier bench (a restore) may still be reloading the catalogue: start from a settled one.
+    await services.engine.catalog.rescan();
     const base = services.engine.catalog.size;
     try {
       await viewShows(base);
