@@ -59,8 +59,14 @@ const ANNOUNCE_END: Record<string, string> = {
   error: 'Reply failed.',
 };
 
+/** How many recent `lines` changes are remembered for `changedSince`. */
+const LINE_CHANGES_KEPT = 32;
+
 class ChatState {
+  /** The conversation; a new array on every change, whose line objects never change (ChatController). */
   lines = $state.raw<ChatLine[]>([]);
+  /** The recent values of `lines`, each with the first line that changed from the one before. */
+  #lineChanges: { lines: readonly ChatLine[]; from: number }[] = [];
   /** Text of the model call in progress. */
   draft = $state('');
   /** Why the last turn ended without a reply, with what to do about it; cleared by the next. */
@@ -93,6 +99,27 @@ class ChatState {
 
   get isEmpty(): boolean {
     return this.lines.length === 0 && !this.#generating;
+  }
+
+  /**
+   * The first line of `lines` that may differ from `earlier` (an earlier value of `lines`): the
+   * list rebuilds from there (docs/chat.md, "Rendering"). 0 when `earlier` is too old to know.
+   */
+  changedSince(earlier: readonly ChatLine[]): number {
+    if (earlier === this.lines) return this.lines.length;
+    let from = this.lines.length;
+    for (let at = this.#lineChanges.length - 1; at >= 0; at--) {
+      const change = this.#lineChanges[at]!;
+      from = Math.min(from, change.from);
+      if (at > 0 && this.#lineChanges[at - 1]!.lines === earlier) return from;
+    }
+    return 0;
+  }
+
+  #setLines(lines: ChatLine[], from: number): void {
+    this.#lineChanges.push({ lines, from });
+    if (this.#lineChanges.length > LINE_CHANGES_KEPT) this.#lineChanges.shift();
+    this.lines = lines;
   }
 
   /** The test and DevTools seam; pass null to go back to the configured provider. */
@@ -130,7 +157,7 @@ class ChatState {
 
   newChat = (): void => {
     this.#detach();
-    this.lines = [];
+    this.#setLines([], 0);
     this.draft = '';
     this.problem = null;
     this.sessionId = null;
@@ -146,7 +173,7 @@ class ChatState {
       const controller = await ChatController.open(await this.#deps(), sessionId);
       this.#attach(controller);
       this.sessionId = sessionId;
-      this.lines = [...controller.lines];
+      this.#setLines([...controller.lines], 0);
     } catch (error) {
       this.problem = { message: error instanceof Error ? error.message : String(error), hint: '' };
     }
@@ -223,8 +250,8 @@ class ChatState {
     this.#unsubscribe = controller.subscribe((event) => {
       switch (event.type) {
         case 'lines':
-          // Already a fresh copy for each event (ChatController): no second copy of a long chat.
-          this.lines = event.lines as ChatLine[];
+          // Already a fresh array for each event (ChatController): no second copy of a long chat.
+          this.#setLines(event.lines as ChatLine[], event.from);
           break;
         case 'draft':
           this.draft = event.text;
