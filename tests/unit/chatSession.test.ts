@@ -288,6 +288,61 @@ describe('chat session', () => {
     expect(await s.controller.invokeSkill('no-such-skill', 'x')).toBe(false);
   });
 
+  it('continues a chat stored with repeated tool-call ids: the model gets unique ids, each result paired with its call', async () => {
+    const s = setup([{ toolCalls: [{ id: 'call_1', name: 'skills_list', arguments: '{}' }] }, { text: 'Listed again.' }]);
+    const session = await s.store.create({ title: 'old', snapshot: 'SYS' });
+    await s.store.appendMany(session.id, [
+      { role: 'user', content: 'list' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'skills_list', arguments: '{}' }, { id: 'call_1', name: 'skills_list', arguments: '{}' }] },
+      { role: 'tool', content: '{"success":true,"n":1}', toolCallId: 'call_1', name: 'skills_list' },
+      { role: 'tool', content: '{"success":true,"n":2}', toolCallId: 'call_1', name: 'skills_list' },
+      { role: 'assistant', content: 'Listed.' },
+    ]);
+    const controller = await ChatController.open(s.deps, session.id);
+    await controller.send('again');
+    for (const request of s.fake.requests) {
+      const calls = request.messages.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id));
+      expect(new Set(calls).size).toBe(calls.length);
+      const results = request.messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId);
+      expect([...results].sort()).toEqual([...calls].sort());
+    }
+    const second = s.fake.requests[1]!.messages;
+    expect(second.filter((m) => m.role === 'tool').map((m) => [m.toolCallId, m.content])).toEqual([
+      ['call_1', '{"success":true,"n":1}'],
+      ['call_1_2', '{"success":true,"n":2}'],
+      ['call_1_3', expect.stringContaining('"success":true')],
+    ]);
+  });
+
+  it('emits lines as new arrays whose lines before `from` are the previous objects, and stores a burst in few writes', async () => {
+    const calls = Array.from({ length: 30 }, () => ({ name: 'skills_list', arguments: '{}' }));
+    const s = setup([{ toolCalls: calls }, { text: 'Done.' }]);
+    const batches: number[] = [];
+    const appendMany = s.store.appendMany.bind(s.store);
+    s.store.appendMany = (sessionId, messages) => {
+      batches.push(messages.length);
+      return appendMany(sessionId, messages);
+    };
+    await s.controller.send('storm');
+    const linesEvents = s.events.filter((e): e is Extract<ChatSessionEvent, { type: 'lines' }> => e.type === 'lines');
+    for (let i = 1; i < linesEvents.length; i++) {
+      const [before, after] = [linesEvents[i - 1]!, linesEvents[i]!];
+      expect(after.lines).not.toBe(before.lines);
+      for (let at = 0; at < after.from; at++) expect(after.lines[at]).toBe(before.lines[at]);
+      // A line that changed is a new object: the earlier event still shows what it showed.
+      for (let at = after.from; at < Math.min(before.lines.length, after.lines.length); at++) {
+        if (after.lines[at] !== before.lines[at]) expect(after.lines[at]).not.toEqual(before.lines[at]);
+      }
+    }
+    const last = linesEvents.at(-1)!.lines;
+    expect(last.every((line) => !line.id.startsWith('local:'))).toBe(true);
+    const stored = await s.store.messages(s.controller.sessionId!);
+    expect(stored.map((m) => [m.id, m.seq])).toEqual(last.map((line) => [line.id, line.seq]));
+    // 32 messages after the user's (1 call reply, 30 results, the answer) in fewer writes.
+    expect(batches.reduce((sum, n) => sum + n, 0)).toBe(32);
+    expect(batches.length).toBeLessThan(32);
+  });
+
   it('never sends a tool call without a result (a stop between calls and results)', () => {
     const history = toModelHistory([
       { id: 'a', seq: 0, role: 'user', content: 'hi' },
