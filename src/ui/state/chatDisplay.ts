@@ -274,36 +274,56 @@ export interface ToolGroup {
 /** More calls than this from one model reply fold into a group (docs/chat.md, "Rendering"). */
 export const TOOL_GROUP_THRESHOLD = 8;
 
-function lineOfPart(part: ReplyPart): string | null {
-  return part.kind === 'tool' ? part.key.slice(0, part.key.indexOf('-')) : null;
+/** `c12-` for the calls of line 12: the parts of one model reply share it (no string made per part). */
+function callPrefix(part: ToolPart): string {
+  return part.key.slice(0, part.key.indexOf('-') + 1);
+}
+
+function sameParts(a: readonly ToolPart[], b: readonly ToolPart[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
  * A reply's parts as it shows them: each part as it is, except that the tool calls of one model
  * reply, when there are more than TOOL_GROUP_THRESHOLD, are one group. Parts keep their own
- * objects, so the keyed list leaves them alone.
+ * objects, so the keyed list leaves them alone; given the previous segments, a group whose parts
+ * are all the same objects is the previous group, so a finished reply's group is not redrawn.
  */
-export function replySegments(parts: readonly ReplyPart[], threshold = TOOL_GROUP_THRESHOLD): (ReplyPart | ToolGroup)[] {
+export function replySegments(parts: readonly ReplyPart[], threshold = TOOL_GROUP_THRESHOLD, previous: readonly (ReplyPart | ToolGroup)[] = []): (ReplyPart | ToolGroup)[] {
+  const earlierGroups = new Map<string, ToolGroup>();
+  for (const segment of previous) if (segment.kind === 'group') earlierGroups.set(segment.key, segment);
   const segments: (ReplyPart | ToolGroup)[] = [];
   let run: ToolPart[] = [];
+  let runPrefix = '';
   const flush = () => {
     if (run.length > threshold) {
-      const failed = run.filter((part) => part.success === false).length;
-      const running = run.filter((part) => part.result === null).length;
-      segments.push({ kind: 'group', key: `g${run[0]!.key}`, parts: run, ran: run.length - failed - running, failed, running });
+      const key = `g${run[0]!.key}`;
+      const before = earlierGroups.get(key);
+      if (before && sameParts(before.parts, run)) {
+        segments.push(before);
+      } else {
+        const failed = run.filter((part) => part.success === false).length;
+        const running = run.filter((part) => part.result === null).length;
+        segments.push({ kind: 'group', key, parts: run, ran: run.length - failed - running, failed, running });
+      }
     } else {
       segments.push(...run);
     }
     run = [];
   };
   for (const part of parts) {
-    if (part.kind === 'tool' && (run.length === 0 || lineOfPart(run[0]!) === lineOfPart(part))) {
+    if (part.kind === 'tool' && (run.length === 0 || part.key.startsWith(runPrefix))) {
+      if (run.length === 0) runPrefix = callPrefix(part);
       run.push(part);
       continue;
     }
     flush();
-    if (part.kind === 'tool') run.push(part);
-    else segments.push(part);
+    if (part.kind === 'tool') {
+      runPrefix = callPrefix(part);
+      run.push(part);
+    } else segments.push(part);
   }
   flush();
   return segments;

@@ -217,4 +217,17 @@ describe('chat display, built incrementally', () => {
     if (two.kind !== 'reply') throw new Error('expected a reply');
     expect(replySegments(two.parts).map((segment) => segment.kind)).toEqual(['text', 'group', 'tool', 'tool', 'tool']);
   });
+
+  it('keeps a group object while its parts are the same, and makes a new one when a result lands', () => {
+    const first = lineItems([user, assistant, result(0)]);
+    const reply = first[1]!;
+    if (reply.kind !== 'reply') throw new Error('expected a reply');
+    const segments = replySegments(reply.parts);
+    expect(replySegments(reply.parts, undefined, segments)[1]).toBe(segments[1]);
+    const next = lineItems([user, assistant, result(0), result(1)], first)[1]!;
+    if (next.kind !== 'reply') throw new Error('expected a reply');
+    const after = replySegments(next.parts, undefined, segments)[1]!;
+    expect(after).not.toBe(segments[1]);
+    expect(after).toMatchObject({ kind: 'group', ran: 2, running: 10 });
+  });
 });
