@@ -90,12 +90,19 @@ export class IdbSessionBackend implements SessionBackend {
       const last = await messages.index('bySessionSeq').openCursor(sessionRange(sessionId), 'prev');
       const batch = build(last ? last.value.seq + 1 : 0);
       const latest = batch.reduce((at, message) => Math.max(at, message.createdAt), session.updatedAt);
-      // One transaction: a failed put (quota, a value that cannot be cloned) aborts it, so none is kept.
-      await Promise.all([
-        ...batch.map((message) => messages.put(message)),
-        sessions.put({ ...session, updatedAt: latest, messageCount: (session.messageCount ?? 0) + batch.length }),
-        tx.done,
-      ]);
+      // One transaction, so none of the batch is kept when a put fails: a quota error aborts it
+      // by itself, but a value that cannot be cloned throws from put() at once, after the puts
+      // before it were queued, and the transaction would commit those.
+      const writes: Promise<unknown>[] = [];
+      try {
+        for (const message of batch) writes.push(messages.put(message));
+        writes.push(sessions.put({ ...session, updatedAt: latest, messageCount: (session.messageCount ?? 0) + batch.length }));
+      } catch (error) {
+        tx.abort();
+        await Promise.allSettled([...writes, tx.done]);
+        throw error;
+      }
+      await Promise.all([...writes, tx.done]);
       return batch;
     });
   }
