@@ -73,11 +73,13 @@ export interface TurnProblem {
 
 export type ChatSessionEvent =
   /**
-   * The conversation, a new array each time. Line objects are never changed once sent (a change
-   * is a new object in its place), and every line before `from` is the same object as in the
-   * previous `lines` event, so a listener redoes only what follows it (docs/chat.md, "Rendering").
+   * The conversation changed: read `controller.lines`. Line objects are never changed once there
+   * (a change is a new object in its place), and every line before `from` is the same object as
+   * at the previous `lines` event, so a listener redoes only what follows it and copies the list
+   * only when it needs its own (docs/chat.md, "Rendering"). No copy is made per event: a turn of
+   * thousands of lines would make a copy of the whole list per line.
    */
-  | { type: 'lines'; lines: readonly ChatLine[]; from: number }
+  | { type: 'lines'; from: number }
   /** The text of the model call in progress, whole ('' when a call starts). */
   | { type: 'draft'; text: string }
   | { type: 'session'; session: SessionRecord }
@@ -159,6 +161,7 @@ export class ChatController {
     return this.#session;
   }
 
+  /** The conversation, the controller's own list: read-only, and copy it to keep it. */
   get lines(): readonly ChatLine[] {
     return this.#lines;
   }
@@ -475,7 +478,7 @@ export class ChatController {
   #emitLines(): void {
     const from = Math.min(this.#changedFrom, this.#lines.length);
     this.#changedFrom = this.#lines.length;
-    this.#emit({ type: 'lines', lines: this.#lines.slice(), from });
+    this.#emit({ type: 'lines', from });
   }
 
   #emit(event: ChatSessionEvent): void {

@@ -7,7 +7,7 @@ import {
   skillInvocationOf,
   titleFrom,
   toModelHistory,
- 
+  type ChatLine,
   type ChatSessionDeps,
   type ChatSessionEvent,
   type TurnLearning,
@@ -314,7 +314,7 @@ describe('chat session', () => {
     ]);
   });
 
-  it('emits lines as new arrays whose lines before `from` are the previous objects, and stores a burst in few writes', async () => {
+  it('says from which line the lines changed, never changes a line object, and stores a burst in few writes', async () => {
     const calls = Array.from({ length: 30 }, () => ({ name: 'skills_list', arguments: '{}' }));
     const s = setup([{ toolCalls: calls }, { text: 'Done.' }]);
     const batches: number[] = [];
@@ -323,18 +323,22 @@ describe('chat session', () => {
       batches.push(messages.length);
       return appendMany(sessionId, messages);
     };
+    // What a listener keeping its own copy sees at each event: the list, and each line's content then.
+    const seen: { from: number; lines: ChatLine[]; json: string[] }[] = [];
+    s.controller.subscribe((event) => {
+      if (event.type !== 'lines') return;
+      const lines = s.controller.lines.slice();
+      seen.push({ from: event.from, lines, json: lines.map((line) => JSON.stringify(line)) });
+    });
     await s.controller.send('storm');
-    const linesEvents = s.events.filter((e): e is Extract<ChatSessionEvent, { type: 'lines' }> => e.type === 'lines');
-    for (let i = 1; i < linesEvents.length; i++) {
-      const [before, after] = [linesEvents[i - 1]!, linesEvents[i]!];
-      expect(after.lines).not.toBe(before.lines);
-      for (let at = 0; at < after.from; at++) expect(after.lines[at]).toBe(before.lines[at]);
-      // A line that changed is a new object: the earlier event still shows what it showed.
-      for (let at = after.from; at < Math.min(before.lines.length, after.lines.length); at++) {
-        if (after.lines[at] !== before.lines[at]) expect(after.lines[at]).not.toEqual(before.lines[at]);
-      }
+    expect(seen.length).toBeGreaterThan(32);
+    for (let i = 1; i < seen.length; i++) {
+      const [before, after] = [seen[i - 1]!, seen[i]!];
+      for (let at = 0; at < Math.min(after.from, before.lines.length); at++) expect(after.lines[at]).toBe(before.lines[at]);
     }
-    const last = linesEvents.at(-1)!.lines;
+    // No line object was changed after it was shown: each still holds what it held then.
+    for (const { lines, json } of seen) lines.forEach((line, at) => expect(JSON.stringify(line)).toBe(json[at]));
+    const last = seen.at(-1)!.lines;
     expect(last.every((line) => !line.id.startsWith('local:'))).toBe(true);
     const stored = await s.store.messages(s.controller.sessionId!);
     expect(stored.map((m) => [m.id, m.seq])).toEqual(last.map((line) => [line.id, line.seq]));
