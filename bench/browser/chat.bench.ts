@@ -152,6 +152,7 @@ async function runChat(runs: number, baseUrl: string): Promise<Record<string, Re
 //                         (without the turn's end: the learning loop's report, src/ui/state/learning.svelte.ts)
 //   full.longestTaskMs    the longest main-thread task the 'longtask' observer saw (0: none > 50 ms)
 //   full.renderedToolCalls / expectedToolCalls   tool calls in the DOM vs in the chat's lines
+//   full.largestRequestKB the largest request body the turn sent (the whole history goes each time)
 //   stop.latency          Stop clicked → the first frame with the chat idle, over several runs
 //   stop.turnEnded        Stop clicked → the turn's end (the lines said before Stop all stored)
 //   stop.unsavedAtStop    lines not yet stored when Stop was clicked, per run
@@ -218,13 +219,16 @@ function stopButton(): HTMLButtonElement {
   return button;
 }
 
-/** Counts the page's requests to the model. */
-function countRequests(baseUrl: string): { readonly count: number; restore(): void } {
+/** Counts the page's requests to the model, and the largest request body (characters). */
+function countRequests(baseUrl: string): { readonly count: number; readonly largestBody: number; restore(): void } {
   const real = globalThis.fetch;
-  const counter = { count: 0, restore: () => void (globalThis.fetch = real) };
+  const counter = { count: 0, largestBody: 0, restore: () => void (globalThis.fetch = real) };
   globalThis.fetch = (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    if (url.startsWith(baseUrl)) counter.count += 1;
+    if (url.startsWith(baseUrl)) {
+      counter.count += 1;
+      if (typeof init?.body === 'string') counter.largestBody = Math.max(counter.largestBody, init.body.length);
+    }
     return real(input, init);
   };
   return counter;
@@ -287,7 +291,7 @@ async function runStorm(baseUrl: string): Promise<unknown> {
   const sessionIds: string[] = [];
   try {
     await settings.save({ provider: 'openai-compatible', baseUrl, model: 'bench-model', apiKey: '' });
-    const full = await fullStorm(chat);
+    const full = { ...(await fullStorm(chat)), largestRequestKB: Math.round(requests.largestBody / 1024) };
     if (chat.sessionId) sessionIds.push(chat.sessionId);
     const stops = [];
     for (const afterResults of [1, 100, 250, 700, 1500]) {

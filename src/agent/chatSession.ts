@@ -14,16 +14,21 @@ import type { ChatSession as SessionRecord, SessionModelChoice, SessionStore } f
 import type { ToolRegistry } from '../tools/toolRegistry';
 import { createWriteContext } from '../tools/writeContext';
 import { lineFromModel, lineFromStored, messageToStore, type ChatLine } from './chatLines';
+import { toModelHistory } from './modelHistory';
 
 export { lineFromModel, lineFromStored, messageToStore, type ChatLine } from './chatLines';
+export { toModelHistory } from './modelHistory';
 
 export interface TurnLearning {
   /** The user is starting a turn: a running review for the session gives way (never awaited). */
   beforeUserTurn(sessionId: string): void;
-  /** The finalizer: returns the counters to persist for the session. */
+  /**
+   * The finalizer: returns the counters to persist for the session. `messages` (the whole session
+   * as the model sees it) is built when first read: most turns schedule no review and never need it.
+   */
   afterTurn(report: {
     sessionId: string;
-    messages: ModelMessage[];
+    readonly messages: ModelMessage[];
     systemPrompt: string;
     counters: LearningCounters;
     /** The intervals this turn counted with (from the settings of the moment). */
@@ -67,7 +72,14 @@ export interface TurnProblem {
 }
 
 export type ChatSessionEvent =
-  | { type: 'lines'; lines: readonly ChatLine[] }
+  /**
+   * The conversation changed: read `controller.lines`. Line objects are never changed once there
+   * (a change is a new object in its place), and every line before `from` is the same object as
+   * at the previous `lines` event, so a listener redoes only what follows it and copies the list
+   * only when it needs its own (docs/chat.md, "Rendering"). No copy is made per event: a turn of
+   * thousands of lines would make a copy of the whole list per line.
+   */
+  | { type: 'lines'; from: number }
   /** The text of the model call in progress, whole ('' when a call starts). */
   | { type: 'draft'; text: string }
   | { type: 'session'; session: SessionRecord }
@@ -99,41 +111,6 @@ export function skillInvocationOf(content: string): { skill: string; request: st
   return match ? { skill: match[1]!, request: match[2]! } : null;
 }
 
-/**
- * The stored lines as the model sees them. A reply stopped (or cut off) between its tool calls
- * and their results leaves calls without results, which OpenAI-style servers refuse: those get
- * a failure result saying why they did not run. A line that only carries the empty-reply
- * notice says nothing to the model and is left out (some servers refuse empty messages).
- */
-export function toModelHistory(lines: readonly ChatLine[]): ModelMessage[] {
-  const answered = new Set(lines.filter((l) => l.role === 'tool' && l.toolCallId).map((l) => l.toolCallId!));
-  const history: ModelMessage[] = [];
-  for (const line of lines) {
-    if (line.transient) continue;
-    if (line.role === 'assistant' && line.content === '' && !line.toolCalls?.length) continue;
-    history.push({
-      role: line.role,
-      content: line.content,
-      ...(line.toolCalls?.length ? { toolCalls: line.toolCalls.map((c) => ({ ...c })) } : {}),
-      ...(line.toolCallId !== undefined ? { toolCallId: line.toolCallId } : {}),
-      ...(line.name !== undefined ? { name: line.name } : {}),
-    });
-    for (const call of line.toolCalls ?? []) {
-      if (answered.has(call.id)) continue;
-      history.push({
-        role: 'tool',
-        toolCallId: call.id,
-        name: call.name,
-        content: JSON.stringify({
-          success: false,
-          error: line.cutOff ? 'The reply was cut off before this call ran; send it again if it is still needed.' : 'The user stopped the reply before this call ran.',
-        }),
-      });
-    }
-  }
-  return history;
-}
-
 function problemOf(error: unknown): TurnProblem {
   if (error instanceof ProviderError) return { message: error.message, hint: error.hint };
   const message = error instanceof Error ? error.message : String(error);
@@ -155,6 +132,8 @@ interface FinalCall {
 export class ChatController {
   #session: SessionRecord | null = null;
   #lines: ChatLine[] = [];
+  /** The first line that changed since the last `lines` event (docs/chat.md, "Rendering"). */
+  #changedFrom = 0;
   #abort: AbortController | null = null;
   #running = false;
   /** Stop pressed before the turn's request began (while the session or prompt was set up). */
@@ -182,6 +161,7 @@ export class ChatController {
     return this.#session;
   }
 
+  /** The conversation, the controller's own list: read-only, and copy it to keep it. */
   get lines(): readonly ChatLine[] {
     return this.#lines;
   }
@@ -245,7 +225,7 @@ export class ChatController {
     this.#running = true;
     try {
       await this.deps.store.updateMessage(line.id, { content: text });
-      this.#lines[at] = { ...line, content: text };
+      this.#setLine(at, { content: text });
       await this.#truncateAfter(line.seq);
     } catch (error) {
       this.#running = false;
@@ -260,14 +240,13 @@ export class ChatController {
     if (this.#running) return false;
     this.#running = true;
     // Shown at once; the stored id replaces the local one when the write lands.
-    const line: ChatLine = { id: this.#localId(), seq: this.#nextSeq(), role: 'user', content };
-    this.#lines.push(line);
+    const at = this.#pushLine({ id: this.#localId(), seq: this.#nextSeq(), role: 'user', content });
     this.#emitLines();
     this.#emit({ type: 'turn-start' });
     try {
       const session = await this.#ensureSession(promptHint);
       const stored = await this.deps.store.append(session.id, { role: 'user', content });
-      Object.assign(line, { id: stored.id, seq: stored.seq });
+      this.#setLine(at, { id: stored.id, seq: stored.seq });
       this.#emitLines();
     } catch (error) {
       this.#running = false;
@@ -347,9 +326,13 @@ export class ChatController {
     if (notice) await this.#flagFinalReply(session.id, recorder.finalCall(), notice);
     const problem = result.error && !result.cutOff ? problemOf(result.error) : null;
     if (end === 'stopped') await this.#markStopped(before);
+    const lines = this.#lines.slice();
+    let messages: ModelMessage[] | null = null;
     const counters = await this.deps.learning.afterTurn({
       sessionId: session.id,
-      messages: toModelHistory(this.#lines),
+      get messages() {
+        return (messages ??= toModelHistory(lines));
+      },
       systemPrompt,
       counters: result.counters,
       intervals,
@@ -367,24 +350,52 @@ export class ChatController {
   async #flagFinalReply(sessionId: string, finalCall: FinalCall, notice: ReplyNotice): Promise<void> {
     const marks: Partial<ChatLine> = notice === 'cut-off' ? { cutOff: true } : { empty: true };
     if (finalCall.reasoning) marks.reasoning = finalCall.reasoning;
-    let line = this.#lines.slice(finalCall.firstLine).findLast((candidate) => candidate.role === 'assistant');
-    if (!line) {
-      line = { id: this.#localId(), seq: this.#nextSeq(), role: 'assistant', content: '' };
-      this.#lines.push(line);
-      const stored = await this.deps.store.append(sessionId, messageToStore(line));
-      line.id = stored.id;
-      line.seq = stored.seq;
+    let at = this.#lastAssistant(finalCall.firstLine);
+    if (at < 0) {
+      at = this.#pushLine({ id: this.#localId(), seq: this.#nextSeq(), role: 'assistant', content: '' });
+      const stored = await this.deps.store.append(sessionId, messageToStore(this.#lines[at]!));
+      this.#setLine(at, { id: stored.id, seq: stored.seq });
     }
-    Object.assign(line, marks);
-    await this.deps.store.updateMessage(line.id, marks);
+    this.#setLine(at, marks);
+    await this.deps.store.updateMessage(this.#lines[at]!.id, marks);
+  }
+
+  /** The index of the last assistant line at or after `from`, or -1. */
+  #lastAssistant(from: number): number {
+    for (let at = this.#lines.length - 1; at >= from; at--) if (this.#lines[at]!.role === 'assistant') return at;
+    return -1;
   }
 
   /**
    * Feeds the loop's events to the chat: the draft of the call in progress, and a line per
-   * message, stored one after another in the order the loop produced them.
+   * message. The lines are stored in the order the loop produced them, in batches: what arrives
+   * while a write is in flight goes in the next one, one transaction each (docs/chat.md, "Saving").
+   * After a failed write nothing more is stored; `stored()` rejects with the failure.
    */
-  #turnRecorder(sessionId: string): { onEvent: (event: AgentEvent) => void; stored: () => Promise<unknown>; finalCall: () => FinalCall } {
-    let persisted: Promise<unknown> = Promise.resolve();
+  #turnRecorder(sessionId: string): { onEvent: (event: AgentEvent) => void; stored: () => Promise<void>; finalCall: () => FinalCall } {
+    const unsaved: number[] = [];
+    let writing: Promise<void> | null = null;
+    let failure: { error: unknown } | null = null;
+    const writeAll = async (): Promise<void> => {
+      try {
+        while (unsaved.length > 0) {
+          const batch = unsaved.splice(0);
+          const stored = await this.deps.store.appendMany(sessionId, batch.map((at) => messageToStore(this.#lines[at]!)));
+          batch.forEach((at, k) => this.#setLine(at, { id: stored[k]!.id, seq: stored[k]!.seq }));
+          this.#emitLines();
+        }
+      } catch (error) {
+        failure = { error };
+      } finally {
+        // In the same step as the last check of `unsaved`: a line saved after it starts a new writer.
+        writing = null;
+      }
+    };
+    const save = (at: number): void => {
+      unsaved.push(at);
+      if (writing || failure) return;
+      writing = writeAll();
+    };
     let draft = '';
     const finalCall: FinalCall = { firstLine: this.#lines.length, reasoning: '' };
     const onEvent = (event: AgentEvent): void => {
@@ -399,19 +410,18 @@ export class ChatController {
         draft += event.text;
         this.#emit({ type: 'draft', text: draft });
       } else if (event.type === 'message') {
-        const line = lineFromModel(event.message, this.#localId(), this.#nextSeq());
-        this.#lines.push(line);
+        const at = this.#pushLine(lineFromModel(event.message, this.#localId(), this.#nextSeq()));
         draft = '';
         this.#emit({ type: 'draft', text: '' });
         this.#emitLines();
-        persisted = persisted.then(async () => {
-          const stored = await this.deps.store.append(sessionId, messageToStore(line));
-          line.id = stored.id;
-          line.seq = stored.seq;
-        });
+        save(at);
       }
     };
-    return { onEvent, stored: () => persisted, finalCall: () => ({ ...finalCall }) };
+    const stored = async (): Promise<void> => {
+      while (writing) await writing;
+      if (failure) throw failure.error;
+    };
+    return { onEvent, stored, finalCall: () => ({ ...finalCall }) };
   }
 
   /** A turn that threw: stopped when the user aborted it (the reply is marked), else an error. */
@@ -423,20 +433,36 @@ export class ChatController {
 
   /** The reply the user stopped: its last assistant line is marked; with none, a local marker. */
   async #markStopped(firstOfTurn: number): Promise<void> {
-    const added = this.#lines.slice(firstOfTurn);
-    const last = added.findLast((line) => line.role === 'assistant');
-    if (last) {
-      last.stopped = true;
-      await this.deps.store.updateMessage(last.id, { stopped: true });
+    const at = this.#lastAssistant(firstOfTurn);
+    if (at >= 0) {
+      this.#setLine(at, { stopped: true });
+      await this.deps.store.updateMessage(this.#lines[at]!.id, { stopped: true });
     } else {
-      this.#lines.push({ id: this.#localId(), seq: this.#nextSeq(), role: 'assistant', content: '', stopped: true, transient: true });
+      this.#pushLine({ id: this.#localId(), seq: this.#nextSeq(), role: 'assistant', content: '', stopped: true, transient: true });
     }
   }
 
   async #truncateAfter(seq: number): Promise<void> {
     await this.deps.store.truncateAfter(this.#session!.id, seq);
-    this.#lines = this.#lines.filter((line) => line.seq <= seq && !line.transient);
+    const kept = this.#lines.filter((line) => line.seq <= seq && !line.transient);
+    let same = 0;
+    while (same < kept.length && kept[same] === this.#lines[same]) same++;
+    this.#lines = kept;
+    this.#changedFrom = Math.min(this.#changedFrom, same);
     this.#emitLines();
+  }
+
+  /** Adds a line at the end; returns its index. */
+  #pushLine(line: ChatLine): number {
+    this.#lines.push(line);
+    this.#changedFrom = Math.min(this.#changedFrom, this.#lines.length - 1);
+    return this.#lines.length - 1;
+  }
+
+  /** Replaces the line at `at` with a changed copy (a sent line object never changes). */
+  #setLine(at: number, change: Partial<ChatLine>): void {
+    this.#lines[at] = { ...this.#lines[at]!, ...change };
+    this.#changedFrom = Math.min(this.#changedFrom, at);
   }
 
   #nextSeq(): number {
@@ -450,7 +476,9 @@ export class ChatController {
   }
 
   #emitLines(): void {
-    this.#emit({ type: 'lines', lines: this.#lines.map((line) => ({ ...line })) });
+    const from = Math.min(this.#changedFrom, this.#lines.length);
+    this.#changedFrom = this.#lines.length;
+    this.#emit({ type: 'lines', from });
   }
 
   #emit(event: ChatSessionEvent): void {

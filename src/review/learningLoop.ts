@@ -23,13 +23,17 @@ import type { StorageChange } from '../storage/changes';
 import { curatorActivity, reviewActivity, reviewTrigger, type ActivityRecord, type CuratorActivity, type CuratorMode, type GateActivity, type GateTrigger } from './activity';
 import { GateRuns, type GateBackend, type PermissionRequest, type Timers } from './gateRuns';
 import { stagedAny } from './reviewRun';
+import { reviewTranscript } from './reviewTranscript';
 import type { CuratorRunOptions, ReviewWorkerApi } from './reviewWorkerApi';
 import { ReviewScheduler, type ReviewBackend, type ReviewRecord } from './reviewScheduler';
 
 export interface TurnReport {
   sessionId: string;
-  /** The whole session after the turn, without the system prompt (plain data, not proxies). */
-  messages: ChatMessage[];
+  /**
+   * The whole session after the turn, without the system prompt. Read only when a review is
+   * scheduled (the chat builds it on first read), and then bounded for the review.
+   */
+  readonly messages: ChatMessage[];
   systemPrompt: string;
   counters: LearningCounters;
   end: TurnEnd;
@@ -328,7 +332,8 @@ export class LearningLoop {
     // Nothing to talk to (no server, or no in-browser model chosen): no review.
     if (!canReview(this.deps.reviewProvider())) return;
     this.#scheduler.schedule(
-      { sessionId: report.sessionId, kind, sessionMessages: report.messages, systemPrompt: report.systemPrompt },
+      // Bounded and copied here: a long tool-heavy session is not sent whole (reviewTranscript.ts).
+      { sessionId: report.sessionId, kind, sessionMessages: reviewTranscript(report.messages), systemPrompt: report.systemPrompt },
       reviewTrigger(kind, report.counters),
     );
   }

@@ -76,6 +76,37 @@ export class IdbSessionBackend implements SessionBackend {
     });
   }
 
+  async appendMessages(sessionId: string, build: (firstSeq: number) => ChatMessage[]): Promise<ChatMessage[]> {
+    return this.write('chat messages', async () => {
+      const tx = this.db.transaction(['sessions', 'messages'], 'readwrite');
+      const sessions = tx.objectStore('sessions');
+      const messages = tx.objectStore('messages');
+      const session = (await sessions.get(sessionId)) as ChatSession | undefined;
+      if (!session) {
+        tx.abort();
+        await tx.done.catch(() => undefined);
+        throw new SessionNotFoundError(sessionId);
+      }
+      const last = await messages.index('bySessionSeq').openCursor(sessionRange(sessionId), 'prev');
+      const batch = build(last ? last.value.seq + 1 : 0);
+      const latest = batch.reduce((at, message) => Math.max(at, message.createdAt), session.updatedAt);
+      // One transaction, so none of the batch is kept when a put fails: a quota error aborts it
+      // by itself, but a value that cannot be cloned throws from put() at once, after the puts
+      // before it were queued, and the transaction would commit those.
+      const writes: Promise<unknown>[] = [];
+      try {
+        for (const message of batch) writes.push(messages.put(message));
+        writes.push(sessions.put({ ...session, updatedAt: latest, messageCount: (session.messageCount ?? 0) + batch.length }));
+      } catch (error) {
+        tx.abort();
+        await Promise.allSettled([...writes, tx.done]);
+        throw error;
+      }
+      await Promise.all([...writes, tx.done]);
+      return batch;
+    });
+  }
+
   async updateMessage(id: string, change: (message: ChatMessage) => ChatMessage, now: number): Promise<ChatMessage> {
     return this.write('a chat message', async () => {
       const tx = this.db.transaction(['sessions', 'messages'], 'readwrite');

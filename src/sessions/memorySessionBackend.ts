@@ -54,6 +54,22 @@ export class MemorySessionBackend implements SessionBackend {
     return message;
   }
 
+  async appendMessages(sessionId: string, build: (firstSeq: number) => ChatMessage[]): Promise<ChatMessage[]> {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw new SessionNotFoundError(sessionId);
+    const list = this.bySession.get(sessionId)!;
+    const batch = build(list.length > 0 ? list[list.length - 1]!.seq + 1 : 0);
+    // Copied before anything is kept: a message that cannot be cloned fails the whole batch, as in IndexedDB.
+    const copies = batch.map(copy);
+    for (const message of copies) {
+      list.push(message);
+      this.messagesById.set(message.id, message);
+    }
+    const latest = batch.reduce((at, message) => Math.max(at, message.createdAt), session.updatedAt);
+    this.sessions.set(sessionId, { ...session, updatedAt: latest, messageCount: list.length });
+    return batch;
+  }
+
   /** Adds many ready-made messages at once (benchmarks and test fixtures). */
   loadMessages(messages: readonly ChatMessage[]): void {
     for (const message of messages) {

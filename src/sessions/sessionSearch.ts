@@ -183,6 +183,9 @@ export class SessionSearch {
         case 'message-updated':
           this.put(index, change.message);
           break;
+        case 'messages-added':
+          for (const message of change.messages) this.put(index, message);
+          break;
         case 'messages-removed':
         case 'session-deleted':
           for (const id of change.messageIds) this.discard(index, change.sessionId, id);

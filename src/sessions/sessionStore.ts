@@ -75,6 +75,8 @@ export type SessionChange =
   | { kind: 'session-updated'; session: ChatSession }
   | { kind: 'session-deleted'; sessionId: string; messageIds: string[] }
   | { kind: 'message-added'; message: ChatMessage }
+  /** Several messages appended in one transaction (appendMany), in seq order. */
+  | { kind: 'messages-added'; sessionId: string; messages: ChatMessage[] }
   | { kind: 'message-updated'; message: ChatMessage }
   | { kind: 'messages-removed'; sessionId: string; messageIds: string[] };
 
@@ -108,6 +110,11 @@ export interface SessionBackend {
   updateSession(id: string, change: (session: ChatSession) => ChatSession): Promise<ChatSession>;
   /** Next seq, the message, and the session's updatedAt/messageCount, together. */
   appendMessage(sessionId: string, build: (seq: number) => ChatMessage): Promise<ChatMessage>;
+  /**
+   * Several messages at consecutive seqs from the next one, and the session's updatedAt and
+   * messageCount, in one transaction: either all are stored or none is.
+   */
+  appendMessages(sessionId: string, build: (firstSeq: number) => ChatMessage[]): Promise<ChatMessage[]>;
   /** Throws MessageNotFoundError. */
   updateMessage(id: string, change: (message: ChatMessage) => ChatMessage, now: number): Promise<ChatMessage>;
   /** Deletes the session's messages with seq > `seq`; returns their ids. */
@@ -127,6 +134,20 @@ export interface SessionStoreOptions {
 }
 
 export const DEFAULT_SESSION_TITLE = 'New chat';
+
+function messageRecord(sessionId: string, id: string, seq: number, createdAt: number, message: NewMessage): ChatMessage {
+  return {
+    id,
+    sessionId,
+    seq,
+    role: message.role,
+    content: message.content,
+    ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}),
+    ...(message.toolCallId !== undefined ? { toolCallId: message.toolCallId } : {}),
+    ...(message.name !== undefined ? { name: message.name } : {}),
+    createdAt,
+  };
+}
 
 export class SessionStore {
   private readonly listeners = new Set<SessionListener>();
@@ -207,18 +228,23 @@ export class SessionStore {
   async append(sessionId: string, message: NewMessage): Promise<ChatMessage> {
     const at = this.tick();
     const id = this.newId();
-    const stored = await this.backend.appendMessage(sessionId, (seq) => ({
-      id,
-      sessionId,
-      seq,
-      role: message.role,
-      content: message.content,
-      ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}),
-      ...(message.toolCallId !== undefined ? { toolCallId: message.toolCallId } : {}),
-      ...(message.name !== undefined ? { name: message.name } : {}),
-      createdAt: at,
-    }));
+    const stored = await this.backend.appendMessage(sessionId, (seq) => messageRecord(sessionId, id, seq, at, message));
     this.emit({ kind: 'message-added', message: stored });
+    return stored;
+  }
+
+  /**
+   * Appends the messages in their order in one transaction (a turn's burst of tool results is
+   * one write, not one per message): all are stored, at consecutive seqs, or none is
+   * (docs/chat.md, "Saving").
+   */
+  async appendMany(sessionId: string, messages: readonly NewMessage[]): Promise<ChatMessage[]> {
+    if (messages.length === 0) return [];
+    const stamps = messages.map(() => ({ id: this.newId(), at: this.tick() }));
+    const stored = await this.backend.appendMessages(sessionId, (firstSeq) =>
+      messages.map((message, index) => messageRecord(sessionId, stamps[index]!.id, firstSeq + index, stamps[index]!.at, message)),
+    );
+    this.emit({ kind: 'messages-added', sessionId, messages: stored });
     return stored;
   }
 

@@ -63,6 +63,48 @@ test('sessions and their messages survive a reload, in order, newest session fir
   expect(resent).toEqual({ removed: 2, replySeq: 1, contents: ['hello', 'A fresh answer'], count: 2 });
 });
 
+test('appendMany stores a batch in one transaction: in order after a reload, searchable, and all or nothing', async ({ page }) => {
+  await openWithServices(page);
+  const sessionId = await page.evaluate(async () => {
+    const { store } = globalThis.knack!.sessions!;
+    const session = await store.create({ title: 'Batch' });
+    await store.append(session.id, { role: 'user', content: 'run the tools' });
+    const calls = Array.from({ length: 50 }, (_, i) => ({ id: `c${i}`, name: 'skills_list', arguments: '{}' }));
+    await store.appendMany(session.id, [
+      { role: 'assistant', content: '', toolCalls: calls },
+      ...calls.map((call) => ({ role: 'tool' as const, content: `{"success":true,"call":"${call.id}"}`, toolCallId: call.id, name: 'skills_list' })),
+    ]);
+    // A message IndexedDB cannot store (a function) fails its whole batch: the first is not kept either.
+    const unstorable = { role: 'assistant', content: '', toolCalls: [{ id: 'bad', name: 'x', arguments: () => '{}' }] };
+    const refused = await store
+      .appendMany(session.id, [{ role: 'assistant', content: 'kept only with its batch' }, unstorable as never])
+      .then(() => false, () => true);
+    if (!refused) throw new Error('the unstorable batch was accepted');
+    await store.appendMany(session.id, [{ role: 'assistant', content: 'Listed the okapi skills.' }]);
+    await globalThis.knack!.sessions!.search.flush();
+    return session.id;
+  });
+  await page.reload();
+  await openWithServices(page);
+  const after = await page.evaluate(async (id) => {
+    const { store, tool } = globalThis.knack!.sessions!;
+    const messages = await store.messages(id);
+    const found = JSON.parse(await tool.run({ query: 'okapi' }, { origin: 'foreground', readPaths: new Set() }).then(JSON.stringify));
+    return {
+      seqs: messages.map((m) => m.seq),
+      toolCallIds: messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId),
+      contents: messages.filter((m) => m.role === 'assistant').map((m) => m.content),
+      count: (await store.get(id))!.messageCount,
+      found: found.results.map((r: { title: string }) => r.title),
+    };
+  }, sessionId);
+  expect(after.seqs).toEqual(Array.from({ length: 53 }, (_, i) => i));
+  expect(after.toolCallIds).toEqual(Array.from({ length: 50 }, (_, i) => `c${i}`));
+  expect(after.contents).toEqual(['', 'Listed the okapi skills.']);
+  expect(after.count).toBe(53);
+  expect(after.found).toEqual(['Batch']);
+});
+
 test('deleting a session removes its messages and its search hits, also after a reload', async ({ page }) => {
   await openWithServices(page);
   const ids = await page.evaluate(async () => {

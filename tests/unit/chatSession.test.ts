@@ -7,7 +7,7 @@ import {
   skillInvocationOf,
   titleFrom,
   toModelHistory,
- 
+  type ChatLine,
   type ChatSessionDeps,
   type ChatSessionEvent,
   type TurnLearning,
@@ -286,6 +286,65 @@ describe('chat session', () => {
     expect((await s.store.get(s.controller.sessionId!))!.title).toBe('make me a cup');
     await expect.poll(async () => (await s.t.engine.usage.get('brew-tea')).use_count).toBe(before + 1);
     expect(await s.controller.invokeSkill('no-such-skill', 'x')).toBe(false);
+  });
+
+  it('continues a chat stored with repeated tool-call ids: the model gets unique ids, each result paired with its call', async () => {
+    const s = setup([{ toolCalls: [{ id: 'call_1', name: 'skills_list', arguments: '{}' }] }, { text: 'Listed again.' }]);
+    const session = await s.store.create({ title: 'old', snapshot: 'SYS' });
+    await s.store.appendMany(session.id, [
+      { role: 'user', content: 'list' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'skills_list', arguments: '{}' }, { id: 'call_1', name: 'skills_list', arguments: '{}' }] },
+      { role: 'tool', content: '{"success":true,"n":1}', toolCallId: 'call_1', name: 'skills_list' },
+      { role: 'tool', content: '{"success":true,"n":2}', toolCallId: 'call_1', name: 'skills_list' },
+      { role: 'assistant', content: 'Listed.' },
+    ]);
+    const controller = await ChatController.open(s.deps, session.id);
+    await controller.send('again');
+    for (const request of s.fake.requests) {
+      const calls = request.messages.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id));
+      expect(new Set(calls).size).toBe(calls.length);
+      const results = request.messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId);
+      expect([...results].sort()).toEqual([...calls].sort());
+    }
+    const second = s.fake.requests[1]!.messages;
+    expect(second.filter((m) => m.role === 'tool').map((m) => [m.toolCallId, m.content])).toEqual([
+      ['call_1', '{"success":true,"n":1}'],
+      ['call_1_2', '{"success":true,"n":2}'],
+      ['call_1_3', expect.stringContaining('"success":true')],
+    ]);
+  });
+
+  it('says from which line the lines changed, never changes a line object, and stores a burst in few writes', async () => {
+    const calls = Array.from({ length: 30 }, () => ({ name: 'skills_list', arguments: '{}' }));
+    const s = setup([{ toolCalls: calls }, { text: 'Done.' }]);
+    const batches: number[] = [];
+    const appendMany = s.store.appendMany.bind(s.store);
+    s.store.appendMany = (sessionId, messages) => {
+      batches.push(messages.length);
+      return appendMany(sessionId, messages);
+    };
+    // What a listener keeping its own copy sees at each event: the list, and each line's content then.
+    const seen: { from: number; lines: ChatLine[]; json: string[] }[] = [];
+    s.controller.subscribe((event) => {
+      if (event.type !== 'lines') return;
+      const lines = s.controller.lines.slice();
+      seen.push({ from: event.from, lines, json: lines.map((line) => JSON.stringify(line)) });
+    });
+    await s.controller.send('storm');
+    expect(seen.length).toBeGreaterThan(32);
+    for (let i = 1; i < seen.length; i++) {
+      const [before, after] = [seen[i - 1]!, seen[i]!];
+      for (let at = 0; at < Math.min(after.from, before.lines.length); at++) expect(after.lines[at]).toBe(before.lines[at]);
+    }
+    // No line object was changed after it was shown: each still holds what it held then.
+    for (const { lines, json } of seen) lines.forEach((line, at) => expect(JSON.stringify(line)).toBe(json[at]));
+    const last = seen.at(-1)!.lines;
+    expect(last.every((line) => !line.id.startsWith('local:'))).toBe(true);
+    const stored = await s.store.messages(s.controller.sessionId!);
+    expect(stored.map((m) => [m.id, m.seq])).toEqual(last.map((line) => [line.id, line.seq]));
+    // 32 messages after the user's (1 call reply, 30 results, the answer) in fewer writes.
+    expect(batches.reduce((sum, n) => sum + n, 0)).toBe(32);
+    expect(batches.length).toBeLessThan(32);
   });
 
   it('never sends a tool call without a result (a stop between calls and results)', () => {

@@ -87,6 +87,31 @@ describe('LearningLoop', () => {
     expect(loop.notices).toEqual([]);
   });
 
+  it('sends a review a bounded transcript of a tool storm, and reads the messages only when it schedules one', async () => {
+    const { loop, requests } = await loopWith([{ text: 'Nothing worth keeping.' }]);
+    const calls = Array.from({ length: 200 }, (_, i) => ({ id: `c${i}`, name: 'skills_list', arguments: '{}' }));
+    const storm = [
+      { role: 'user' as const, content: 'storm' },
+      { role: 'assistant' as const, content: '', toolCalls: calls },
+      ...calls.map((call) => ({ role: 'tool' as const, content: '{"success":true}', toolCallId: call.id, name: 'skills_list' })),
+      { role: 'assistant' as const, content: 'Done.' },
+    ];
+    let reads = 0;
+    const lazy = (counters: TurnReport['counters']): TurnReport => {
+      const base = report({ counters });
+      return Object.defineProperty(base, 'messages', { get: () => (reads++, storm) });
+    };
+    loop.afterTurn(lazy({ itersSinceSkill: 1, turnsSinceMemory: 1 }));
+    expect(reads).toBe(0);
+    loop.afterTurn(lazy({ itersSinceSkill: 10, turnsSinceMemory: 1 }));
+    expect(reads).toBe(1);
+    await vi.waitFor(() => expect(requests).toHaveLength(1), { timeout: 5000 });
+    const sent = requests[0]!.messages;
+    expect(sent.filter((m) => m.role === 'tool')).toHaveLength(8);
+    expect(sent.find((m) => m.role === 'assistant')!.content).toContain('192 more tool calls');
+    await vi.waitFor(() => expect(loop.isReviewing('s1')).toBe(false), { timeout: 5000 });
+  });
+
   it('schedules nothing below the interval, and creates no backend', async () => {
     const { loop, backends } = await loopWith([]);
     const counters = loop.afterTurn(report({ counters: { itersSinceSkill: 2, turnsSinceMemory: 1 } }));

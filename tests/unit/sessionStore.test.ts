@@ -102,6 +102,51 @@ describe('SessionStore', () => {
     expect(session).toMatchObject({ messageCount: 3, updatedAt: m2.createdAt });
   });
 
+  it('appendMany stores a batch in order, at consecutive seqs after the last, as one change', async () => {
+    const { store, changes } = setup();
+    const s = await store.create();
+    await store.append(s.id, { role: 'user', content: 'run the tools' });
+    changes.length = 0;
+    const batch = await store.appendMany(s.id, [
+      { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'skills_list', arguments: '{}' }, { id: 'b', name: 'skills_list', arguments: '{}' }] },
+      { role: 'tool', content: '{"success":true,"n":1}', toolCallId: 'a', name: 'skills_list' },
+      { role: 'tool', content: '{"success":true,"n":2}', toolCallId: 'b', name: 'skills_list' },
+    ]);
+    expect(batch.map((m) => m.seq)).toEqual([1, 2, 3]);
+    expect(new Set(batch.map((m) => m.id)).size).toBe(3);
+    // Strictly increasing times, like single appends.
+    expect(batch[0]!.createdAt).toBeLessThan(batch[1]!.createdAt);
+    expect(batch[1]!.createdAt).toBeLessThan(batch[2]!.createdAt);
+    const stored = await store.messages(s.id);
+    expect(stored.map((m) => [m.seq, m.role, m.toolCallId ?? null])).toEqual([
+      [0, 'user', null],
+      [1, 'assistant', null],
+      [2, 'tool', 'a'],
+      [3, 'tool', 'b'],
+    ]);
+    expect(await store.get(s.id)).toMatchObject({ messageCount: 4, updatedAt: batch[2]!.createdAt });
+    expect(changes).toEqual([{ kind: 'messages-added', sessionId: s.id, messages: batch }]);
+    // The next append continues after the batch.
+    expect((await store.append(s.id, { role: 'assistant', content: 'Done.' })).seq).toBe(4);
+    expect(await store.appendMany(s.id, [])).toEqual([]);
+  });
+
+  it('appendMany keeps all of a batch or none of it', async () => {
+    const { store, changes } = setup();
+    const s = await store.create();
+    await store.append(s.id, { role: 'user', content: 'hi' });
+    changes.length = 0;
+    // The second message cannot be stored (a function cannot be cloned): the first is not kept either.
+    const unstorable = { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'x', arguments: () => '{}' }] } as unknown as Parameters<SessionStore['append']>[1];
+    await expect(store.appendMany(s.id, [{ role: 'assistant', content: 'first' }, unstorable])).rejects.toThrow();
+    expect((await store.messages(s.id)).map((m) => m.content)).toEqual(['hi']);
+    expect(await store.get(s.id)).toMatchObject({ messageCount: 1 });
+    expect(changes).toEqual([]);
+    await expect(store.appendMany('missing', [{ role: 'user', content: 'x' }])).rejects.toBeInstanceOf(SessionNotFoundError);
+    // Seqs carry on with no gap after the failed batch.
+    expect((await store.appendMany(s.id, [{ role: 'assistant', content: 'ok' }]))[0]!.seq).toBe(1);
+  });
+
   it('refuses to append to a missing session', async () => {
     const { store } = setup();
     await expect(store.append('ghost', { role: 'user', content: 'x' })).rejects.toBeInstanceOf(SessionNotFoundError);

@@ -59,8 +59,21 @@ const ANNOUNCE_END: Record<string, string> = {
   error: 'Reply failed.',
 };
 
+/** How many recent `lines` changes are remembered for `changedSince`. */
+const LINE_CHANGES_KEPT = 32;
+
 class ChatState {
-  lines = $state.raw<ChatLine[]>([]);
+  /**
+   * Where the conversation's lines are: the attached controller's own list, which it changes in
+   * place (its line objects never change once sent, see ChatController). Each change bumps
+   * `#linesVersion`; `lines` copies the list once per version, when someone reads it, so a burst
+   * of tool results between two frames makes one copy, not one per result.
+   */
+  #linesSource: () => readonly ChatLine[] = () => [];
+  #linesVersion = $state(0);
+  #linesCopy: { version: number; lines: ChatLine[] } | null = null;
+  /** The recent changes, each with its version and the first line it changed. */
+  #lineChanges: { version: number; from: number }[] = [];
   /** Text of the model call in progress. */
   draft = $state('');
   /** Why the last turn ended without a reply, with what to do about it; cleared by the next. */
@@ -92,7 +105,52 @@ class ChatState {
   }
 
   get isEmpty(): boolean {
-    return this.lines.length === 0 && !this.#generating;
+    return this.lineCount === 0 && !this.#generating;
+  }
+
+  /** The conversation (a copy, made once per change; its line objects are shared). */
+  get lines(): ChatLine[] {
+    const version = this.#linesVersion;
+    if (this.#linesCopy?.version !== version) this.#linesCopy = { version, lines: this.#linesSource().slice() };
+    return this.#linesCopy.lines;
+  }
+
+  /** Shows these lines (tests and DevTools); the next change of an attached chat replaces them. */
+  set lines(lines: ChatLine[]) {
+    const shown = lines.slice();
+    this.#setLines(() => shown, 0);
+  }
+
+  /** Bumped on every change of `lines`: reading it is cheap, unlike `lines`. */
+  get linesVersion(): number {
+    return this.#linesVersion;
+  }
+
+  get lineCount(): number {
+    void this.#linesVersion;
+    return this.#linesSource().length;
+  }
+
+  /**
+   * The first line that may differ between the lines at `version` and at `until` (earlier and
+   * later values of `linesVersion`): the list rebuilds from there (docs/chat.md, "Rendering").
+   * Infinity when nothing changed; 0 when `version` is too old to know. Not reactive.
+   */
+  changedSince(version: number, until: number): number {
+    if (version === until) return Infinity;
+    const oldest = this.#lineChanges[0];
+    if (!oldest || oldest.version > version + 1 || version > until) return 0;
+    let from = Infinity;
+    for (const change of this.#lineChanges) if (change.version > version && change.version <= until) from = Math.min(from, change.from);
+    return from;
+  }
+
+  #setLines(source: () => readonly ChatLine[], from: number): void {
+    const version = this.#linesVersion + 1;
+    this.#lineChanges.push({ version, from });
+    if (this.#lineChanges.length > LINE_CHANGES_KEPT) this.#lineChanges.shift();
+    this.#linesSource = source;
+    this.#linesVersion = version;
   }
 
   /** The test and DevTools seam; pass null to go back to the configured provider. */
@@ -130,7 +188,7 @@ class ChatState {
 
   newChat = (): void => {
     this.#detach();
-    this.lines = [];
+    this.#setLines(() => [], 0);
     this.draft = '';
     this.problem = null;
     this.sessionId = null;
@@ -146,7 +204,7 @@ class ChatState {
       const controller = await ChatController.open(await this.#deps(), sessionId);
       this.#attach(controller);
       this.sessionId = sessionId;
-      this.lines = [...controller.lines];
+      this.#setLines(() => controller.lines, 0);
     } catch (error) {
       this.problem = { message: error instanceof Error ? error.message : String(error), hint: '' };
     }
@@ -223,8 +281,7 @@ class ChatState {
     this.#unsubscribe = controller.subscribe((event) => {
       switch (event.type) {
         case 'lines':
-          // Already a fresh copy for each event (ChatController): no second copy of a long chat.
-          this.lines = event.lines as ChatLine[];
+          this.#setLines(() => controller.lines, event.from);
           break;
         case 'draft':
           this.draft = event.text;

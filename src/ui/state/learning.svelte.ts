@@ -7,7 +7,6 @@
  * (review/gateRuns.ts); here is only what the views show of them.
  */
 import type { LearningCounters } from '../../agent/learningCounters';
-import type { ChatMessage } from '../../providers/provider';
 import { appServices } from '../../app/services';
 import { IdleClock, type LearningLoop, type LearningNotice, type TurnReport } from '../../review/learningLoop';
 import type { CuratorActivity, GateActivity, GateTrigger } from '../../review/activity';
@@ -118,9 +117,9 @@ class LearningState {
 
   /** Called after every turn; returns the counters to persist for the session. */
   afterTurn(report: TurnReport): LearningCounters | Promise<LearningCounters> {
-    // A plain copy: the chat's messages may be reactive proxies, which cannot be cloned.
-    const plain = { ...report, messages: $state.snapshot(report.messages) as ChatMessage[] };
-    return this.#loop ? this.#loop.afterTurn(plain) : this.#ready().then((loop) => loop.afterTurn(plain));
+    // Passed as it is: `messages` is built on first read, only when a review is scheduled, and
+    // the loop then copies a bounded transcript into plain data (src/review/reviewTranscript.ts).
+    return this.#loop ? this.#loop.afterTurn(report) : this.#ready().then((loop) => loop.afterTurn(report));
   }
 
   /** Whether a review is running for the session (the chat may show a quiet hint). */

@@ -122,6 +122,57 @@ describe('chat display, built incrementally', () => {
     expect(third[1]).toBe(second[1]);
   });
 
+  it('rebuilding from the first changed line gives what a full build gives, keeping every item and part before it', () => {
+    // A storm-like session grown one line at a time, with writes landing (ids change), a stop,
+    // a second user turn, repeated ids and a cut back (regenerate), checked after every change.
+    const lines: ChatLine[] = [];
+    let built: ReturnType<typeof lineItems> = [];
+    let shown: ChatLine[] = [];
+    const step = (from: number) => {
+      const incremental = lineItems(lines, built, from);
+      expect(incremental).toEqual(lineItems(lines));
+      // Items wholly before the changed line are the previous objects.
+      const kept = built.filter((item, i) => Number(built[i + 1]?.key.slice(1) ?? Infinity) <= from);
+      kept.forEach((item, i) => expect(incremental[i]).toBe(item));
+      // Inside the reply being rebuilt, the parts of earlier model replies are the previous objects.
+      let lastAssistant = Math.min(from, lines.length) - 1;
+      while (lastAssistant >= 0 && lines[lastAssistant]!.role !== 'assistant') lastAssistant--;
+      const before = new Map(built.flatMap((item) => (item.kind === 'reply' ? item.parts : [])).map((part) => [part.key, part]));
+      for (const item of incremental) {
+        if (item.kind !== 'reply') continue;
+        for (const part of item.parts) if (Number.parseInt(part.key.slice(1), 10) < lastAssistant && before.has(part.key)) expect(part).toBe(before.get(part.key));
+      }
+      built = incremental;
+      shown = lines.slice();
+    };
+    const push = (line: Omit<ChatLine, 'seq'>) => {
+      lines.push({ ...line, seq: lines.length });
+      step(lines.length - 1);
+    };
+    const change = (at: number, patch: Partial<ChatLine>) => {
+      lines[at] = { ...lines[at]!, ...patch };
+      step(at);
+    };
+    push({ id: 'local:u1', role: 'user', content: 'storm' });
+    change(0, { id: 'u1' });
+    for (let reply = 0; reply < 3; reply++) {
+      const replyCalls = Array.from({ length: 10 }, (_, i) => ({ id: i === 3 ? 'dup' : `r${reply}c${i}`, name: 'skills_list', arguments: '{}' }));
+      push({ id: `local:a${reply}`, role: 'assistant', content: reply === 1 ? '' : `Reply ${reply}.`, toolCalls: replyCalls });
+      for (const call of replyCalls) push({ id: `local:t${reply}${call.id}`, role: 'tool', content: `{"success":${call.id !== 'dup'}}`, toolCallId: call.id, name: 'skills_list' });
+      change(lines.length - 5, { id: 'stored' });
+    }
+    // A reply stopped before its results: its calls are running, then the turn ends.
+    push({ id: 'a-stop', role: 'assistant', content: '', toolCalls: [{ id: 'dup', name: 'skills_list', arguments: '{}' }] });
+    change(lines.length - 1, { stopped: true });
+    push({ id: 'u2', role: 'user', content: 'again' });
+    push({ id: 'a-final', role: 'assistant', content: 'Done.' });
+    // Regenerate: everything after the first user message goes, then a new reply.
+    lines.length = 1;
+    step(1);
+    push({ id: 'a-new', role: 'assistant', content: 'Fresh.' });
+    expect(shown.length).toBe(2);
+  });
+
   it('matches hundreds of results to their calls (repeated ids in order)', () => {
     const many = Array.from({ length: 300 }, (_, i) => ({ id: i % 2 ? 'dup' : `c${i}`, name: 'skills_list', arguments: '{}' }));
     const lines: ChatLine[] = [user, { ...assistant, toolCalls: many }];
@@ -165,5 +216,18 @@ describe('chat display, built incrementally', () => {
     const two = lineItems([user, { ...assistant, toolCalls: calls.slice(0, 9) }, { id: 'b', seq: 30, role: 'assistant', content: '', toolCalls: calls.slice(0, 3) }])[1]!;
     if (two.kind !== 'reply') throw new Error('expected a reply');
     expect(replySegments(two.parts).map((segment) => segment.kind)).toEqual(['text', 'group', 'tool', 'tool', 'tool']);
+  });
+
+  it('keeps a group object while its parts are the same, and makes a new one when a result lands', () => {
+    const first = lineItems([user, assistant, result(0)]);
+    const reply = first[1]!;
+    if (reply.kind !== 'reply') throw new Error('expected a reply');
+    const segments = replySegments(reply.parts);
+    expect(replySegments(reply.parts, undefined, segments)[1]).toBe(segments[1]);
+    const next = lineItems([user, assistant, result(0), result(1)], first)[1]!;
+    if (next.kind !== 'reply') throw new Error('expected a reply');
+    const after = replySegments(next.parts, undefined, segments)[1]!;
+    expect(after).not.toBe(segments[1]);
+    expect(after).toMatchObject({ kind: 'group', ran: 2, running: 10 });
   });
 });
