@@ -11,7 +11,7 @@
 import { checkExportSkill, groupProblems, type ExportProblem, type ExportReport } from './exportProblems';
 import type { LedgerEntry } from './ledger';
 import type { SkillEngine } from './skillEngine';
-import { ZipWriter } from './zipArchive';
+import { writeZip, type WriteZipOptions, type ZipSource } from './zipWriter';
 import { throttledProgress, throwIfCancelled, type LongTaskOptions } from '../storage/progress';
 
 export interface ExportFile {
@@ -30,27 +30,17 @@ export interface ExportSkill {
 
 export const MODE_FILE = 0o644;
 export const MODE_EXECUTABLE = 0o755;
-// fflate's default level: on skill text it is as fast as its lower levels (measured with the
-// skillExport1500 bench) and gives the smaller archive.
-const LEVEL = 6;
-// Files this small or already compressed gain nothing from deflate.
-const STORE_BELOW = 64;
-const COMPRESSED = /\.(png|jpe?g|gif|webp|zip|gz|tgz|bz2|xz|7z|pdf|woff2?|mp[34]|ogg)$/i;
+/** Files read at once: one pool for every file of every skill (docs/skill-tools.md, "At scale"). */
 const READ_PARALLELISM = 32;
 
-/** Adds one skill's files to an archive being written. */
-function addSkill(zip: ZipWriter, skill: ExportSkill): void {
-  for (const file of skill.files) {
-    const compress = file.bytes.length >= STORE_BELOW && !COMPRESSED.test(file.path);
-    zip.add({ name: `${skill.folder}/${file.path}`, bytes: file.bytes, mode: file.mode ?? MODE_FILE, compress });
-  }
+/** The zip entries of some skill folders, in order; each file carries its Unix mode. */
+function zipEntries(skills: readonly ExportSkill[]): ZipSource[] {
+  return skills.flatMap((skill) => skill.files.map((file) => ({ name: `${skill.folder}/${file.path}`, bytes: file.bytes, unixMode: file.mode ?? MODE_FILE })));
 }
 
-/** One archive of skill folders; each file carries its Unix mode. */
-export function buildSkillsZip(skills: readonly ExportSkill[]): Uint8Array {
-  const zip = new ZipWriter(LEVEL);
-  for (const skill of skills) addSkill(zip, skill);
-  return zip.finish();
+/** One archive of skill folders (zipWriter.ts: native deflate, already-compressed files stored). */
+export function buildSkillsZip(skills: readonly ExportSkill[], options: WriteZipOptions = {}): Promise<Uint8Array> {
+  return writeZip(zipEntries(skills), { task: 'The export', ...options });
 }
 
 /** The export problems of one collected skill. */
@@ -119,7 +109,10 @@ export const VERIFICATION_SIDECAR_FILE = 'evals/verification.json';
  */
 async function addVerificationSidecar(engine: SkillEngine, name: string, files: ExportFile[]): Promise<void> {
   const sidecar = await engine.verification?.sidecar(name);
-  if (!sidecar) return;
+  if (sidecar) placeSidecar(files, sidecar);
+}
+
+function placeSidecar(files: ExportFile[], sidecar: Uint8Array): void {
   const at = files.findIndex((file) => file.path === VERIFICATION_SIDECAR_FILE);
   const file: ExportFile = { path: VERIFICATION_SIDECAR_FILE, bytes: sidecar, mode: MODE_FILE };
   if (at >= 0) files[at] = file;
@@ -138,20 +131,73 @@ async function historiesByName(engine: SkillEngine): Promise<Map<string, LedgerE
   return byName;
 }
 
-/** Every live skill (not the archive), ready for one zip; progress per skill, cancel between batches. */
+/** One skill being read: its files arrive one by one from the shared pool. */
+interface PendingSkill {
+  name: string;
+  dir: string;
+  modes: Map<string, number> | null;
+  files: ExportFile[];
+  sidecar: Uint8Array | null;
+  /** Reads not finished yet (the walk counts as one until it has listed the files). */
+  open: number;
+}
+
+/**
+ * Every live skill (not the archive), ready for one zip. Every file of every skill goes through
+ * one pool of READ_PARALLELISM reads, so no skill's slowest file holds up the others; a skill's
+ * folder is walked (one listing per folder) as soon as a slot is free, from the catalogue's
+ * directory. Progress counts skills whose files are all read; a cancel stops before the next read.
+ */
 export async function collectAllSkills(engine: SkillEngine, options: LongTaskOptions = {}): Promise<ExportSkill[]> {
-  const names = [...new Set(engine.catalog.entries().map((entry) => entry.name))].sort();
+  const byName = new Map<string, string>();
+  for (const entry of engine.catalog.entries()) if (!byName.has(entry.name)) byName.set(entry.name, entry.dir);
+  const names = [...byName.keys()].sort();
   const histories = await historiesByName(engine);
   const report = throttledProgress(options.onProgress);
-  const collected: Array<ExportSkill | null> = [];
-  for (let start = 0; start < names.length; start += READ_PARALLELISM) {
-    throwIfCancelled(options.signal, 'The export');
-    report({ phase: 'Reading skills', done: start, total: names.length, item: names[start] });
-    const batch = names.slice(start, start + READ_PARALLELISM);
-    collected.push(...(await Promise.all(batch.map((name) => collectSkill(engine, name, histories.get(name) ?? [])))));
+  const skills: PendingSkill[] = names.map((name) => ({ name, dir: byName.get(name)!, modes: importedModes(histories.get(name) ?? []), files: [], sidecar: null, open: 1 }));
+  type Job = { skill: PendingSkill; path?: string };
+  const jobs: Job[] = skills.map((skill) => ({ skill })).reverse();
+  let done = 0;
+  const finishOne = (skill: PendingSkill) => {
+    if (--skill.open > 0) return;
+    done++;
+    report({ phase: 'Reading skills', done, total: skills.length, item: skill.name });
+  };
+  const runJob = async ({ skill, path }: Job): Promise<void> => {
+    if (path === undefined) {
+      const [paths, sidecar] = await Promise.all([engine.files.walk(skill.dir), engine.verification?.sidecar(skill.name) ?? null]);
+      skill.sidecar = sidecar;
+      skill.open += paths.length;
+      // Reads go on top of the queue: a skill is finished before new folders are opened.
+      for (const file of [...paths].reverse()) jobs.push({ skill, path: file });
+    } else {
+      const bytes = await engine.files.read(path);
+      const relative = path.slice(skill.dir.length + 1);
+      if (bytes) skill.files.push({ path: relative, bytes, mode: skill.modes?.get(relative) ?? defaultMode(relative, bytes) });
+    }
+    finishOne(skill);
+  };
+  report({ phase: 'Reading skills', done: 0, total: skills.length, item: names[0] });
+  await Promise.all(
+    Array.from({ length: READ_PARALLELISM }, async () => {
+      for (let job = jobs.pop(); job; job = jobs.pop()) {
+        throwIfCancelled(options.signal, 'The export');
+        await runJob(job).catch((error: unknown) => {
+          jobs.length = 0; // the others stop after their current read
+          throw error;
+        });
+      }
+    }),
+  );
+  report({ phase: 'Reading skills', done: skills.length, total: skills.length });
+  const collected: ExportSkill[] = [];
+  for (const skill of skills) {
+    if (skill.files.length === 0) continue;
+    skill.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    if (skill.sidecar) placeSidecar(skill.files, skill.sidecar);
+    collected.push({ folder: skill.name, files: skill.files });
   }
-  report({ phase: 'Reading skills', done: names.length, total: names.length });
-  return collected.filter((skill): skill is ExportSkill => skill !== null);
+  return collected;
 }
 
 export interface ExportResult {
@@ -165,26 +211,31 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve
 
 /**
  * Export all: reads every live skill, checks it, and builds one archive, reporting progress
- * in two phases (reading, zipping) and stopping with a CancelledError between skills when the
- * signal aborts (docs/architecture.md, "Long work").
+ * in three phases (reading, checking, zipping) and stopping with a CancelledError between
+ * skills or entries when the signal aborts (docs/architecture.md, "Long work").
  */
 export async function exportAllSkills(engine: SkillEngine, options: LongTaskOptions = {}): Promise<ExportResult> {
   const skills = await collectAllSkills(engine, options);
   const report = throttledProgress(options.onProgress);
-  const checked = skills.map((skill) => ({ name: skill.folder, problems: checkSkill(skill) }));
-  const zip = new ZipWriter(LEVEL);
+  const checked: Array<{ name: string; problems: ExportProblem[] }> = [];
   let lastYield = performance.now();
   for (const [index, skill] of skills.entries()) {
+    if (index === 0) report({ phase: 'Checking skills', done: 0, total: skills.length, item: skill.folder });
     if (performance.now() - lastYield > 30) {
       // Let the progress bar paint and a cancel click arrive.
-      report({ phase: 'Writing the archive', done: index, total: skills.length, item: skill.folder });
+      report({ phase: 'Checking skills', done: index, total: skills.length, item: skill.folder });
       await yieldToEventLoop();
       throwIfCancelled(options.signal, 'The export');
       lastYield = performance.now();
     }
-    addSkill(zip, skill);
+    checked.push({ name: skill.folder, problems: checkSkill(skill) });
   }
-  const archive = zip.finish();
-  report({ phase: 'Writing the archive', done: skills.length, total: skills.length });
-  return { zip: archive, count: skills.length, report: groupProblems(checked) };
+  const entries = zipEntries(skills);
+  report({ phase: 'Writing the archive', done: 0, total: entries.length });
+  const zip = await writeZip(entries, {
+    task: 'The export',
+    signal: options.signal,
+    onEntry: (done) => report({ phase: 'Writing the archive', done, total: entries.length }),
+  });
+  return { zip, count: skills.length, report: groupProblems(checked) };
 }
