@@ -178,14 +178,32 @@ export async function collectAllSkills(engine: SkillEngine, options: LongTaskOpt
     finishOne(skill);
   };
   report({ phase: 'Reading skills', done: 0, total: skills.length, item: names[0] });
+  // A worker that finds the queue empty while folders are still being walked waits for their reads.
+  let walking = 0;
+  let wake: () => void = () => undefined;
+  let failed = false;
   await Promise.all(
     Array.from({ length: READ_PARALLELISM }, async () => {
-      for (let job = jobs.pop(); job; job = jobs.pop()) {
+      while (!failed) {
+        const job = jobs.pop();
+        if (!job) {
+          if (walking === 0) return;
+          await new Promise<void>((resolve) => (wake = chain(wake, resolve)));
+          continue;
+        }
         throwIfCancelled(options.signal, 'The export');
-        await runJob(job).catch((error: unknown) => {
-          jobs.length = 0; // the others stop after their current read
+        if (job.path === undefined) walking++;
+        try {
+          await runJob(job);
+        } catch (error) {
+          failed = true; // the others stop after their current read
           throw error;
-        });
+        } finally {
+          if (job.path === undefined) walking--;
+          const waiting = wake;
+          wake = () => undefined;
+          waiting();
+        }
       }
     }),
   );
@@ -199,6 +217,11 @@ export async function collectAllSkills(engine: SkillEngine, options: LongTaskOpt
   }
   return collected;
 }
+
+const chain = (first: () => void, second: () => void) => () => {
+  first();
+  second();
+};
 
 export interface ExportResult {
   zip: Uint8Array;

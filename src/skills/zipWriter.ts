@@ -50,9 +50,17 @@ export function worthDeflating(source: ZipSource): boolean {
   return !source.store && source.bytes.length >= MIN_DEFLATE_BYTES && !COMPRESSED_NAME.test(source.name);
 }
 
+/**
+ * Writing the bytes straight into the compressor (not through a Blob's stream) costs about a
+ * third of the time per entry in Chromium, which matters over thousands of small files.
+ */
 async function deflateNative(bytes: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new CompressionStream('deflate-raw'));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  const compressor = new CompressionStream('deflate-raw');
+  const writer = compressor.writable.getWriter();
+  // A failure shows on the readable side too, where it is awaited.
+  writer.write(bytes as Uint8Array<ArrayBuffer>).catch(() => undefined);
+  writer.close().catch(() => undefined);
+  return new Uint8Array(await new Response(compressor.readable).arrayBuffer());
 }
 
 type Deflate = (bytes: Uint8Array) => Promise<Uint8Array>;

@@ -125,7 +125,7 @@ describe('file modes from import to export', () => {
 });
 
 describe('exportAllSkills', () => {
-  it('reports the two phases, groups the problems by kind and zips every skill', async () => {
+  it('reports the three phases (reading, checking, zipping: files), groups the problems by kind and zips every skill', async () => {
     const t = createTestEngine();
     await t.manage({ action: 'create', name: 'beta', content: skillContent('beta') });
     await t.manage({ action: 'create', name: 'gamma', content: '---\nname: gamma\ndescription: Use for gamma work.\nrequires:\n  mcp: [rube]\n---\n\n# Gamma\n' });
@@ -133,7 +133,7 @@ describe('exportAllSkills', () => {
     const result = await exportAllSkills(t.engine, { onProgress: (p) => phases.push(p) });
     expect(result.count).toBe(2);
     expect(Object.keys(unzipSync(result.zip)).sort()).toEqual(['beta/SKILL.md', 'gamma/SKILL.md']);
-    expect([...new Set(phases.map((p) => p.phase))]).toEqual(['Reading skills', 'Writing the archive']);
+    expect([...new Set(phases.map((p) => p.phase))]).toEqual(['Reading skills', 'Checking skills', 'Writing the archive']);
     expect(phases.at(-1)).toEqual({ phase: 'Writing the archive', done: 2, total: 2 });
     expect(result.report.kinds.map((k) => [k.kind.id, k.count, k.skills.map((s) => s.name)])).toEqual([['unexpected-fields', 1, ['gamma']]]);
     expect(result.report).toMatchObject({ total: 2, incompatible: 0, advisoryOnly: 1 });
