@@ -11,7 +11,7 @@
 import { checkExportSkill, groupProblems, type ExportProblem, type ExportReport } from './exportProblems';
 import type { LedgerEntry } from './ledger';
 import type { SkillEngine } from './skillEngine';
-import { writeZip, type WriteZipOptions, type ZipSource } from './zipWriter';
+import { writeZip, ZipBuilder, type WriteZipOptions, type ZipSource } from './zipWriter';
 import { throttledProgress, throwIfCancelled, type LongTaskOptions } from '../storage/progress';
 
 export interface ExportFile {
@@ -140,6 +140,7 @@ interface PendingSkill {
   sidecar: Uint8Array | null;
   /** Reads not finished yet (the walk counts as one until it has listed the files). */
   open: number;
+  exported?: ExportSkill;
 }
 
 /**
@@ -148,7 +149,7 @@ interface PendingSkill {
  * folder is walked (one listing per folder) as soon as a slot is free, from the catalogue's
  * directory. Progress counts skills whose files are all read; a cancel stops before the next read.
  */
-export async function collectAllSkills(engine: SkillEngine, options: LongTaskOptions = {}): Promise<ExportSkill[]> {
+export async function collectAllSkills(engine: SkillEngine, options: LongTaskOptions & { onSkill?: (skill: ExportSkill) => void } = {}): Promise<ExportSkill[]> {
   const byName = new Map<string, string>();
   for (const entry of engine.catalog.entries()) if (!byName.has(entry.name)) byName.set(entry.name, entry.dir);
   const names = [...byName.keys()].sort();
@@ -158,10 +159,19 @@ export async function collectAllSkills(engine: SkillEngine, options: LongTaskOpt
   type Job = { skill: PendingSkill; path?: string };
   const jobs: Job[] = skills.map((skill) => ({ skill })).reverse();
   let done = 0;
+  // Skills are handed to `onSkill` in name order as soon as they and every skill before them are read.
+  let handedOver = 0;
+  const handOver = () => {
+    for (; handedOver < skills.length && skills[handedOver]!.open === 0; handedOver++) {
+      const exported = finishedSkill(skills[handedOver]!);
+      if (exported) options.onSkill?.(exported);
+    }
+  };
   const finishOne = (skill: PendingSkill) => {
     if (--skill.open > 0) return;
     done++;
     report({ phase: 'Reading skills', done, total: skills.length, item: skill.name });
+    handOver();
   };
   const runJob = async ({ skill, path }: Job): Promise<void> => {
     if (path === undefined) {
@@ -208,14 +218,16 @@ export async function collectAllSkills(engine: SkillEngine, options: LongTaskOpt
     }),
   );
   report({ phase: 'Reading skills', done: skills.length, total: skills.length });
-  const collected: ExportSkill[] = [];
-  for (const skill of skills) {
-    if (skill.files.length === 0) continue;
-    skill.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    if (skill.sidecar) placeSidecar(skill.files, skill.sidecar);
-    collected.push({ folder: skill.name, files: skill.files });
-  }
-  return collected;
+  return skills.flatMap((skill) => (skill.exported ? [skill.exported] : []));
+}
+
+/** A read skill as export input (files sorted, the gate's sidecar in place); null without files. */
+function finishedSkill(skill: PendingSkill): ExportSkill | null {
+  if (skill.files.length === 0) return null;
+  skill.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  if (skill.sidecar) placeSidecar(skill.files, skill.sidecar);
+  skill.exported = { folder: skill.name, files: skill.files };
+  return skill.exported;
 }
 
 const chain = (first: () => void, second: () => void) => () => {
@@ -230,35 +242,35 @@ export interface ExportResult {
   report: ExportReport;
 }
 
-const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-
 /**
- * Export all: reads every live skill, checks it, and builds one archive, reporting progress
- * in three phases (reading, checking, zipping) and stopping with a CancelledError between
- * skills or entries when the signal aborts (docs/architecture.md, "Long work").
+ * Export all: reads every live skill, checks it, and builds one archive. Each skill is checked
+ * and its files handed to the zip writer as soon as it is read, so checking and compressing run
+ * while the other skills are still being read from OPFS; the archive is laid out in name order.
+ * Progress comes in three phases (reading, checking what is left, writing the archive) and a
+ * cancel stops with a CancelledError before the next read or entry (docs/architecture.md, "Long work").
  */
 export async function exportAllSkills(engine: SkillEngine, options: LongTaskOptions = {}): Promise<ExportResult> {
-  const skills = await collectAllSkills(engine, options);
   const report = throttledProgress(options.onProgress);
-  const checked: Array<{ name: string; problems: ExportProblem[] }> = [];
-  let lastYield = performance.now();
-  for (const [index, skill] of skills.entries()) {
-    if (index === 0) report({ phase: 'Checking skills', done: 0, total: skills.length, item: skill.folder });
-    if (performance.now() - lastYield > 30) {
-      // Let the progress bar paint and a cancel click arrive.
-      report({ phase: 'Checking skills', done: index, total: skills.length, item: skill.folder });
-      await yieldToEventLoop();
-      throwIfCancelled(options.signal, 'The export');
-      lastYield = performance.now();
-    }
-    checked.push({ name: skill.folder, problems: checkSkill(skill) });
-  }
-  const entries = zipEntries(skills);
-  report({ phase: 'Writing the archive', done: 0, total: entries.length });
-  const zip = await writeZip(entries, {
+  let reading = true;
+  const zip = new ZipBuilder({
     task: 'The export',
     signal: options.signal,
-    onEntry: (done) => report({ phase: 'Writing the archive', done, total: entries.length }),
+    onEntry: (done) => {
+      if (!reading) report({ phase: 'Writing the archive', done, total: zip.size });
+    },
   });
-  return { zip, count: skills.length, report: groupProblems(checked) };
+  const checked: Array<{ name: string; problems: ExportProblem[] }> = [];
+  const skills = await collectAllSkills(engine, {
+    ...options,
+    onSkill: (skill) => {
+      checked.push({ name: skill.folder, problems: checkSkill(skill) });
+      for (const entry of zipEntries([skill])) zip.add(entry);
+    },
+  });
+  reading = false;
+  report({ phase: 'Checking skills', done: checked.length, total: skills.length });
+  report({ phase: 'Writing the archive', done: zip.completed, total: zip.size });
+  const archive = await zip.finish();
+  report({ phase: 'Writing the archive', done: zip.size, total: zip.size });
+  return { zip: archive, count: skills.length, report: groupProblems(checked) };
 }

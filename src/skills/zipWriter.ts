@@ -5,7 +5,7 @@
  * compressed by the platform's `CompressionStream('deflate-raw')` when there is one: it runs
  * natively and off the JavaScript thread, so a library of thousands of files does not hold the
  * page, and several entries are compressed at once. Where it is missing (Node, Vitest) fflate's
- * deflate does the same work. Progress is reported per entry and a cancel stops between batches.
+ * deflate does the same work. Progress is reported per entry and a cancel stops entries not yet started.
  */
 import { deflateSync } from 'fflate';
 import { crc32 } from './zipArchive';
@@ -22,7 +22,7 @@ export interface ZipSource {
 }
 
 export interface WriteZipOptions extends LongTaskOptions {
-  /** Called after each batch of entries is in the archive, with how many are. */
+  /** Called as each entry is compressed (or stored), with how many are. */
   onEntry?: (done: number) => void;
   /** Names the task in a cancel ("The export was cancelled"). */
   task?: string;
@@ -151,29 +151,83 @@ function concat(parts: Uint8Array[]): Uint8Array {
 }
 
 /**
- * One zip of `sources`, in their order. Refuses more entries than a classic zip counts, or an
- * archive past 4 GB, before or while writing (no ZIP64).
+ * Builds an archive as entries arrive: `add` starts compressing an entry at once (at most
+ * IN_FLIGHT at a time, in the order added), so a caller that is still reading files keeps the
+ * compressor busy meanwhile (the export); `finish` waits for the rest and lays the entries out
+ * in the order they were added. A cancel stops entries not yet started.
  */
-export async function writeZip(sources: readonly ZipSource[], options: WriteZipOptions = {}): Promise<Uint8Array> {
-  const task = options.task ?? 'Writing the archive';
-  if (sources.length > MAX_ENTRIES) throw new Error(`The archive would hold ${sources.length} files; a zip without ZIP64 holds at most ${MAX_ENTRIES}.`);
-  const deflate = pickDeflate(options.forceFallback ?? false);
-  const encoder = new TextEncoder();
-  const parts: Uint8Array[] = [];
-  const central: Uint8Array[] = [];
-  let offset = 0;
-  for (let start = 0; start < sources.length; start += IN_FLIGHT) {
-    throwIfCancelled(options.signal, task);
-    const batch = await Promise.all(sources.slice(start, start + IN_FLIGHT).map((source) => prepare(source, deflate, encoder)));
-    for (const entry of batch) {
+export class ZipBuilder {
+  private readonly prepared: Promise<PreparedEntry>[] = [];
+  private readonly deflate: Deflate;
+  private readonly encoder = new TextEncoder();
+  private readonly queue: Array<() => void> = [];
+  private active = 0;
+  /** Entries compressed (or stored) so far. */
+  completed = 0;
+
+  constructor(private readonly options: WriteZipOptions = {}) {
+    this.deflate = pickDeflate(options.forceFallback ?? false);
+  }
+
+  get size(): number {
+    return this.prepared.length;
+  }
+
+  add(source: ZipSource): void {
+    if (this.prepared.length >= MAX_ENTRIES) throw new Error(`A zip without ZIP64 holds at most ${MAX_ENTRIES} files.`);
+    const entry = this.slot().then(async () => {
+      try {
+        throwIfCancelled(this.options.signal, this.options.task ?? 'Writing the archive');
+        return await prepare(source, this.deflate, this.encoder);
+      } finally {
+        this.release();
+        this.completed++;
+        this.options.onEntry?.(this.completed);
+      }
+    });
+    entry.catch(() => undefined); // raised by finish()
+    this.prepared.push(entry);
+  }
+
+  async finish(): Promise<Uint8Array> {
+    const entries = await Promise.all(this.prepared);
+    const parts: Uint8Array[] = [];
+    const central: Uint8Array[] = [];
+    let offset = 0;
+    for (const entry of entries) {
       const local = localHeader(entry);
       if (offset + local.length + entry.data.length > 0xffffffff) throw new Error('The archive would pass 4 GB, which needs ZIP64.');
       central.push(centralRecord(entry, offset));
       parts.push(local, entry.data);
       offset += local.length + entry.data.length;
     }
-    options.onEntry?.(Math.min(start + IN_FLIGHT, sources.length));
+    const centralSize = central.reduce((sum, record) => sum + record.length, 0);
+    return concat([...parts, ...central, endRecord(entries.length, centralSize, offset)]);
   }
-  const centralSize = central.reduce((sum, record) => sum + record.length, 0);
-  return concat([...parts, ...central, endRecord(sources.length, centralSize, offset)]);
+
+  private slot(): Promise<void> {
+    if (this.active < IN_FLIGHT) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.queue.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.active--;
+  }
+}
+
+/**
+ * One zip of `sources`, in their order. Refuses more entries than a classic zip counts before
+ * compressing anything, and an archive past 4 GB (no ZIP64).
+ */
+export async function writeZip(sources: readonly ZipSource[], options: WriteZipOptions = {}): Promise<Uint8Array> {
+  if (sources.length > MAX_ENTRIES) throw new Error(`The archive would hold ${sources.length} files; a zip without ZIP64 holds at most ${MAX_ENTRIES}.`);
+  throwIfCancelled(options.signal, options.task ?? 'Writing the archive');
+  const builder = new ZipBuilder(options);
+  for (const source of sources) builder.add(source);
+  return builder.finish();
 }

@@ -221,7 +221,7 @@ export class OpfsFileStore implements FileStore {
       [],
       async (handle) => {
         const found: string[] = [];
-        await walkInto(handle, splitPath(dir).join('/'), found);
+        await walkInto(handle, splitPath(dir).join('/'), found, (key, child) => this.rememberDirectory(key, child));
         return found;
       },
       { notFoundIsMissing: false },
@@ -375,13 +375,17 @@ async function writeWhole(handle: FileSystemFileHandle, bytes: Uint8Array): Prom
   }
 }
 
-async function walkInto(dir: FileSystemDirectoryHandle, prefix: string, out: string[]): Promise<void> {
+async function walkInto(dir: FileSystemDirectoryHandle, prefix: string, out: string[], remember: (key: string, dir: FileSystemDirectoryHandle) => void): Promise<void> {
   const subdirs: Promise<void>[] = [];
   for await (const [name, child] of (dir as IterableDirectoryHandle).entries()) {
     const path = prefix ? `${prefix}/${name}` : name;
     if (child.kind === 'file') out.push(path);
-    // Sibling directories are read in parallel: sequential OPFS reads are ~3× slower.
-    else subdirs.push(walkInto(child as FileSystemDirectoryHandle, path, out));
+    else {
+      // Like list(): a walk followed by reads of what it found (an export) saves a lookup per folder.
+      remember(path, child as FileSystemDirectoryHandle);
+      // Sibling directories are read in parallel: sequential OPFS reads are ~3× slower.
+      subdirs.push(walkInto(child as FileSystemDirectoryHandle, path, out, remember));
+    }
   }
   await Promise.all(subdirs);
 }
