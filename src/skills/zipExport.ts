@@ -156,7 +156,7 @@ export async function collectAllSkills(engine: SkillEngine, options: LongTaskOpt
   const histories = await historiesByName(engine);
   const report = throttledProgress(options.onProgress);
   const skills: PendingSkill[] = names.map((name) => ({ name, dir: byName.get(name)!, modes: importedModes(histories.get(name) ?? []), files: [], sidecar: null, open: 1 }));
-  type Job = { skill: PendingSkill; path?: string };
+  type Job = { skill: PendingSkill; path?: string; read?: () => Promise<Uint8Array | null> };
   const jobs: Job[] = skills.map((skill) => ({ skill })).reverse();
   let done = 0;
   // Skills are handed to `onSkill` in name order as soon as they and every skill before them are read.
@@ -173,15 +173,18 @@ export async function collectAllSkills(engine: SkillEngine, options: LongTaskOpt
     report({ phase: 'Reading skills', done, total: skills.length, item: skill.name });
     handOver();
   };
-  const runJob = async ({ skill, path }: Job): Promise<void> => {
+  // Where the store can, the walk hands out each file's reader, which needs no lookup of its own.
+  const walk = async (dir: string): Promise<Array<{ path: string; read?: () => Promise<Uint8Array | null> }>> =>
+    engine.files.walkFiles ? engine.files.walkFiles(dir) : (await engine.files.walk(dir)).map((path) => ({ path }));
+  const runJob = async ({ skill, path, read }: Job): Promise<void> => {
     if (path === undefined) {
-      const [paths, sidecar] = await Promise.all([engine.files.walk(skill.dir), engine.verification?.sidecar(skill.name) ?? null]);
+      const [found, sidecar] = await Promise.all([walk(skill.dir), engine.verification?.sidecar(skill.name) ?? null]);
       skill.sidecar = sidecar;
-      skill.open += paths.length;
+      skill.open += found.length;
       // Reads go on top of the queue: a skill is finished before new folders are opened.
-      for (const file of [...paths].reverse()) jobs.push({ skill, path: file });
+      for (const file of [...found].reverse()) jobs.push({ skill, ...file });
     } else {
-      const bytes = await engine.files.read(path);
+      const bytes = read ? await read() : await engine.files.read(path);
       const relative = path.slice(skill.dir.length + 1);
       if (bytes) skill.files.push({ path: relative, bytes, mode: skill.modes?.get(relative) ?? defaultMode(relative, bytes) });
     }
