@@ -106,7 +106,7 @@ async function viewShows(count: number): Promise<void> {
 }
 
 /** A zip of `count` new skills named `<prefix>-NN`, each with one reference file. */
-function importZip(prefix: string, count: number): Uint8Array {
+function importZip(prefix: string, count: number): Promise<Uint8Array> {
   const skills: ExportSkill[] = Array.from({ length: count }, (_, i) => {
     const name = `${prefix}-${String(i).padStart(3, '0')}`;
     return {
@@ -122,7 +122,7 @@ function importZip(prefix: string, count: number): Uint8Array {
 
 /** Imports `count` skills and waits until the view lists them; the time of both. */
 async function timedImport(services: ConsoleSkills, prefix: string, count: number, expected: number): Promise<number> {
-  const plan = planImport(importZip(prefix, count), { archiveName: `${prefix}.zip`, trusted: true, exists: (name) => services.engine.catalog.findByName(name).length > 0 });
+  const plan = planImport(await importZip(prefix, count), { archiveName: `${prefix}.zip`, trusted: true, exists: (name) => services.engine.catalog.findByName(name).length > 0 });
   if (plan.error || plan.skills.length !== count) throw new Error(`import plan: ${plan.error ?? `${plan.skills.length} of ${count} skills`}`);
   const choices: Record<string, ImportChoice> = Object.fromEntries(plan.skills.map((skill) => [skill.id, { include: true, confirmed: true, override: true }]));
   const started = performance.now();

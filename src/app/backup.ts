@@ -27,7 +27,7 @@ import {
   type BackupRecordsEntry,
 } from './backupManifest';
 import type { BackupTable, ProfileTables } from './backupTables';
-import { writeZip, type ZipSource } from './backupZip';
+import { MAX_ENTRIES, writeZip, type ZipSource } from '../skills/zipWriter';
 
 /** The OPFS folders a profile keeps its files in. */
 export const BACKUP_ROOTS = ['skills', 'memories'] as const;
@@ -149,9 +149,13 @@ export async function createBackup(source: BackupSource, options: BackupOptions 
   };
   // The manifest goes first, so a reader finds what to expect before the parts.
   zipEntries.unshift({ name: MANIFEST_PATH, bytes: new TextEncoder().encode(JSON.stringify(manifest, null, 1)) });
+  if (zipEntries.length > MAX_ENTRIES) {
+    throw new Error(`The backup would hold ${zipEntries.length} files; one backup file holds at most ${MAX_ENTRIES}. Archive or delete skills you no longer use, then back up again.`);
+  }
   report({ phase: 'Writing the backup file', done: 0, total: zipEntries.length });
   const bytes = await writeZip(zipEntries, {
     signal,
+    task: 'The backup',
     onEntry: (done) => report({ phase: 'Writing the backup file', done, total: zipEntries.length }),
   });
   return { bytes, manifest, fileName: backupFileName(at) };

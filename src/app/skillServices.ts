@@ -5,7 +5,7 @@ import { RecordCatalogSnapshot } from '../skills/catalogSnapshot';
 import { systemClock, type Clock } from '../skills/usageStore';
 import { JournalCommitter } from '../skills/journalCommitter';
 import { applyCommitEffects } from '../skills/commitEffects';
-import type { ChangeCommitter } from '../skills/fileChanges';
+import type { ChangeBatchItem, ChangeCommitter } from '../skills/fileChanges';
 import { skillDirOf } from '../skills/rollback';
 import type { SkillEngine } from '../skills/skillEngine';
 import { SkillIndex } from '../skills/skillIndex';
@@ -130,5 +130,14 @@ function markingCommitter(catalog: SkillCatalog, inner: ChangeCommitter): Change
       await catalog.beginChange([...changes.writes.map(([path]) => path), ...changes.deletes].map(dirOf));
       await inner.commit(label, changes, effects);
     },
+    ...(inner.commitMany
+      ? {
+          // A batch's markers go in one transaction, like its files in one intent.
+          async commitMany(label: string, items: readonly ChangeBatchItem[]) {
+            await catalog.beginChange(items.flatMap(({ changes }) => [...changes.writes.map(([path]) => path), ...changes.deletes]).map(dirOf));
+            await inner.commitMany!(label, items);
+          },
+        }
+      : {}),
   };
 }

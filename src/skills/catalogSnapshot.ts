@@ -150,6 +150,40 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
     });
   }
 
+  /**
+   * Several entries (a batched import) with their change markers cleared, in one transaction:
+   * every chunk they fall in and the manifest.
+   */
+  async putEntries(entries: readonly CatalogEntry[], generation: number, clearChanging: string[] = []): Promise<void> {
+    const keys = [...new Set(entries.map((entry) => snapshotChunkKey(entry.dir)))];
+    const remove = clearChanging.map((marker) => CHANGING_PREFIX + marker);
+    const apply = ([manifest, ...stored]: unknown[]): { put: [string, SnapshotRecord][]; remove: string[] } => {
+      if (!isManifest(manifest) || manifest.version !== SNAPSHOT_VERSION) return { put: [], remove };
+      let delta = 0;
+      const put: [string, SnapshotRecord][] = keys.map((key, i) => {
+        const chunk = typeof stored[i] === 'string' ? parseChunk(stored[i] as string) : [];
+        for (const entry of entries) {
+          if (snapshotChunkKey(entry.dir) !== key) continue;
+          const at = chunk.findIndex((e) => e.dir === entry.dir);
+          if (at >= 0) chunk[at] = entry;
+          else {
+            chunk.push(entry);
+            delta += 1;
+          }
+        }
+        return [key, chunkText(chunk)];
+      });
+      return { put: [...put, this.manifestRecord(generation, manifest.count + delta)], remove };
+    };
+    if (this.store.updateMany) {
+      await this.store.updateMany([MANIFEST_KEY, ...keys], apply);
+      return;
+    }
+    const { put } = apply([await this.store.get(MANIFEST_KEY), ...(await Promise.all(keys.map((key) => this.store.get(key))))]);
+    if (put.length) await this.store.putMany(put);
+    for (const marker of remove) await this.store.delete(marker);
+  }
+
   async deleteEntry(dir: string, generation: number, clearChanging: string[] = []): Promise<void> {
     await this.updateChunk(dir, generation, clearChanging, (chunk) => {
       const at = chunk.findIndex((e) => e.dir === dir);

@@ -22,21 +22,44 @@ export type UsageEffect =
 
 export interface CommitEffects {
   ledger?: LedgerEntry;
+  /**
+   * The entries of several skill changes committed as one journal intent (a batched import,
+   * zipImport.ts): still one entry per skill, appended in one transaction.
+   */
+  ledgerBatch?: LedgerEntry[];
   usage?: UsageEffect[];
 }
 
 export function isCommitEffects(value: unknown): value is CommitEffects {
-  return !!value && typeof value === 'object' && ('ledger' in value || 'usage' in value);
+  return !!value && typeof value === 'object' && ('ledger' in value || 'usage' in value || 'ledgerBatch' in value);
+}
+
+/** One CommitEffects for a batch: every entry, every usage op in order. */
+export function mergeCommitEffects(batch: readonly (CommitEffects | undefined)[]): CommitEffects {
+  const ledgerBatch: LedgerEntry[] = [];
+  const usage: UsageEffect[] = [];
+  for (const effects of batch) {
+    if (effects?.ledger) ledgerBatch.push(effects.ledger);
+    if (effects?.ledgerBatch) ledgerBatch.push(...effects.ledgerBatch);
+    if (effects?.usage) usage.push(...effects.usage);
+  }
+  return { ledgerBatch, usage };
 }
 
 /** Idempotent for the ledger (fixed entry id); usage bumps may count twice after a crash. */
 export async function applyCommitEffects(effects: CommitEffects, deps: { ledger: Ledger; usage: UsageStore }): Promise<void> {
   // The ledger entry and the usage records live in different stores and neither waits for
   // the other: their transactions run side by side instead of one round trip after another.
-  await Promise.all([effects.ledger ? deps.ledger.append(effects.ledger) : undefined, applyUsageEffects(effects.usage ?? [], deps.usage)]);
+  const entries = [...(effects.ledger ? [effects.ledger] : []), ...(effects.ledgerBatch ?? [])];
+  await Promise.all([entries.length ? deps.ledger.appendMany(entries) : undefined, applyUsageEffects(effects.usage ?? [], deps.usage)]);
 }
 
 async function applyUsageEffects(effects: UsageEffect[], usage: UsageStore): Promise<void> {
+  // A batch of creations (and the forgets of replaced skills) goes in one transaction.
+  if (effects.length > 1 && effects.every((effect) => effect.op === 'created' || effect.op === 'forget')) {
+    await usage.lifecycleMany(effects as Array<Extract<UsageEffect, { op: 'created' | 'forget' }>>);
+    return;
+  }
   for (const effect of effects) {
     switch (effect.op) {
       case 'created':

@@ -17,8 +17,19 @@ export interface FileChangeSet {
  * app's implementation journals it (storage/journal) so recovery applies the effects of a
  * change that was committed when the tab died.
  */
+/** One skill's change within a batch: its files and the records that describe it. */
+export interface ChangeBatchItem {
+  changes: FileChangeSet;
+  effects?: CommitEffects;
+}
+
 export interface ChangeCommitter {
   commit(label: string, changes: FileChangeSet, effects?: CommitEffects): Promise<void>;
+  /**
+   * Several changes (of different skills) that land all together or not at all, each with its
+   * own effects (a batched import, zipImport.ts). Optional: without it callers commit one by one.
+   */
+  commitMany?(label: string, items: readonly ChangeBatchItem[]): Promise<void>;
 }
 
 const isSkillMd = (path: string) => path === 'SKILL.md' || path.endsWith('/SKILL.md');
@@ -42,5 +53,9 @@ export class DirectCommitter implements ChangeCommitter {
     for (const [path, bytes] of ordered.writes) await this.files.write(path, bytes);
     for (const path of ordered.deletes) await this.files.delete(path);
     if (effects) await this.applyEffects(effects);
+  }
+
+  async commitMany(label: string, items: readonly ChangeBatchItem[]): Promise<void> {
+    for (const item of items) await this.commit(label, item.changes, item.effects);
   }
 }

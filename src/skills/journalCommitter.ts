@@ -1,7 +1,7 @@
 import type { FileStore } from '../storage/fileStore';
 import type { Journal, JournalOp } from '../storage/journal';
-import { orderChanges, type ChangeCommitter, type FileChangeSet } from './fileChanges';
-import type { CommitEffects } from './commitEffects';
+import { orderChanges, type ChangeBatchItem, type ChangeCommitter, type FileChangeSet } from './fileChanges';
+import { mergeCommitEffects, type CommitEffects } from './commitEffects';
 
 /**
  * The app's committer: a single-file write is already atomic (temp file + move), so it goes
@@ -33,5 +33,24 @@ export class JournalCommitter implements ChangeCommitter {
     ];
     // The journal applies `effects` when the steps are done (or recovery rolls them forward).
     await this.journal.run(label, ops, { meta: { label, effects } });
+  }
+
+  /**
+   * A batch of skill changes as ONE intent (docs/storage.md, "Batched import"): every file of
+   * every skill is staged, the batch commits once, and the ledger entries and usage updates of
+   * all its skills land together when it is applied. Each skill's steps form a group, applied
+   * in its own order (supporting files first, SKILL.md last), several skills side by side.
+   */
+  async commitMany(label: string, items: readonly ChangeBatchItem[], options: { failAfterStep?: number } = {}): Promise<void> {
+    const ops: JournalOp[] = items.flatMap((item, group) => {
+      const ordered = orderChanges(item.changes);
+      return [
+        ...ordered.writes.map(([path, data]): JournalOp => ({ op: 'write', path, data, group })),
+        ...ordered.deletes.map((path): JournalOp => ({ op: 'delete', path, group })),
+      ];
+    });
+    if (ops.length === 0) return;
+    const effects = mergeCommitEffects(items.map((item) => item.effects));
+    await this.journal.run(label, ops, { meta: { label, effects, skills: items.length }, ...options });
   }
 }

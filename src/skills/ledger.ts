@@ -65,6 +65,18 @@ function newEntryId(now: Date): string {
   return `${now.getTime().toString(36).padStart(9, '0')}-${idCounter.toString(36).padStart(2, '0')}${random}`;
 }
 
+/** What one ledger entry is made from. */
+export interface PrepareInput {
+  actor: LedgerActor;
+  action: string;
+  skill: string;
+  before: SkillFiles;
+  after: SkillFiles;
+  evidence?: Record<string, unknown>;
+  rollbackOf?: string;
+  keepUnchanged?: boolean;
+}
+
 export class Ledger {
   constructor(
     private readonly entries: RecordStore<LedgerEntry>,
@@ -73,7 +85,7 @@ export class Ledger {
   ) {}
 
   /**
-   * Hashes every file of both sides at once and stores the blobs not stored yet, in one
+   * Hashes every file of every side at once and stores the blobs not stored yet, in one
    * transaction where the store has them (one round trip instead of a get and a put per file).
    */
   private async storeVersions(...sides: SkillFiles[]): Promise<FileVersion[][]> {
@@ -98,17 +110,18 @@ export class Ledger {
    * appended when the change it describes is committed (see commitEffects.ts). Paths whose
    * content is the same before and after are left out, so an entry shows only what changed.
    */
-  async prepare(input: {
-    actor: LedgerActor;
-    action: string;
-    skill: string;
-    before: SkillFiles;
-    after: SkillFiles;
-    evidence?: Record<string, unknown>;
-    rollbackOf?: string;
-    keepUnchanged?: boolean;
-  }): Promise<LedgerEntry> {
-    let [before, after] = (await this.storeVersions(input.before, input.after)) as [FileVersion[], FileVersion[]];
+  async prepare(input: PrepareInput): Promise<LedgerEntry> {
+    return (await this.prepareMany([input]))[0]!;
+  }
+
+  /** `prepare` for several changes (a batched import): their blobs are stored in one transaction. */
+  async prepareMany(inputs: readonly PrepareInput[]): Promise<LedgerEntry[]> {
+    const versions = await this.storeVersions(...inputs.flatMap((input) => [input.before, input.after]));
+    return inputs.map((input, i) => this.entryFor(input, versions[2 * i]!, versions[2 * i + 1]!));
+  }
+
+  private entryFor(input: PrepareInput, storedBefore: FileVersion[], storedAfter: FileVersion[]): LedgerEntry {
+    let [before, after] = [storedBefore, storedAfter];
     if (!input.keepUnchanged) {
       const afterHash = new Map(after.map((v) => [v.path, v.hash]));
       const beforeHash = new Map(before.map((v) => [v.path, v.hash]));
@@ -130,13 +143,19 @@ export class Ledger {
     };
   }
 
+  /** Appends prepared entries in one transaction (a batched import); idempotent like `append`. */
+  async appendMany(entries: readonly LedgerEntry[]): Promise<void> {
+    if (entries.length === 1) return this.append(entries[0]!);
+    await this.entries.putMany(entries.map((entry): [string, LedgerEntry] => [entry.id, entry]));
+  }
+
   /** Appends a prepared entry; appending the same entry twice keeps one. */
   async append(entry: LedgerEntry): Promise<void> {
     await this.entries.put(entry.id, entry);
   }
 
   /** Prepare and append in one go, for changes that need no journal. */
-  async record(input: Parameters<Ledger['prepare']>[0]): Promise<LedgerEntry> {
+  async record(input: PrepareInput): Promise<LedgerEntry> {
     const entry = await this.prepare(input);
     await this.append(entry);
     return entry;

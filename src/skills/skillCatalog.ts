@@ -46,6 +46,8 @@ export interface CatalogSnapshotStore {
   load(): Promise<{ generation: number; entries: CatalogEntry[] } | null>;
   /** `clearChanging`: change markers to clear in the same step (see `clearChanging`). */
   putEntry(entry: CatalogEntry, generation: number, clearChanging?: string[]): Promise<void>;
+  /** Several entries and markers in one step (a batched import); without it, one putEntry each. */
+  putEntries?(entries: readonly CatalogEntry[], generation: number, clearChanging?: string[]): Promise<void>;
   deleteEntry(dir: string, generation: number, clearChanging?: string[]): Promise<void>;
   /** Replaces everything, change markers included. */
   replaceAll(entries: CatalogEntry[], generation: number): Promise<void>;
@@ -389,6 +391,31 @@ export class SkillCatalog {
     if (this.changing.get(dir) === markers) this.changing.delete(dir);
     this.emit({ kind: 'upsert', entry, replaced });
     return entry;
+  }
+
+  /**
+   * `upsert` for several skills (a batched import): one snapshot transaction for all of them
+   * and their change markers, then one catalogue change per skill.
+   */
+  async upsertMany(items: ReadonlyArray<{ dir: string; text: string }>): Promise<CatalogEntry[]> {
+    if (!this.snapshot?.putEntries) {
+      const upserted: CatalogEntry[] = [];
+      for (const item of items) upserted.push(await this.upsert(item.dir, item.text));
+      return upserted;
+    }
+    const changes = items.map(({ dir, text }) => ({ entry: entryFromSkillMd(dir, text), replaced: this.byDir.get(dir), markers: this.changing.get(dir) }));
+    for (const { entry } of changes) this.byDir.set(entry.dir, entry);
+    this.generation += 1;
+    await this.snapshot.putEntries(
+      changes.map(({ entry }) => entry),
+      this.generation,
+      changes.flatMap(({ markers }) => markers ?? []),
+    );
+    for (const { entry, markers, replaced } of changes) {
+      if (this.changing.get(entry.dir) === markers) this.changing.delete(entry.dir);
+      this.emit({ kind: 'upsert', entry, replaced });
+    }
+    return changes.map(({ entry }) => entry);
   }
 
   /**

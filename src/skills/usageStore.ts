@@ -124,6 +124,25 @@ export function activityCount(record: UsageRecord): number {
   return record.use_count + record.view_count + record.patch_count;
 }
 
+/** What creating (or importing, or learning) a skill does to its usage record. */
+function markCreated(record: UsageRecord, now: string, source: UsageRecord['source']): void {
+  record.created_at = now;
+  record.source = source;
+  record.created_by = createdByFor(source);
+  record.state = 'active';
+  record.archived_at = null;
+  // Learned and imported skills start staged whatever their files claim; nothing measured
+  // so far describes the new bytes.
+  if (source === 'review' || source === 'import') {
+    record.verification = 'staged';
+    record.verdict_id = null;
+    record.verification_stale = false;
+  } else if (record.verdict_id !== null) {
+    record.verification_stale = true;
+  }
+  record.approved_by = null;
+}
+
 export class UsageStore {
   constructor(
     private readonly records: RecordStore<UsageRecord>,
@@ -177,23 +196,58 @@ export class UsageStore {
   }
 
   recordCreated(name: string, source: UsageRecord['source']): Promise<UsageRecord | null> {
-    return this.update(name, (record, now) => {
-      record.created_at = now;
-      record.source = source;
-      record.created_by = createdByFor(source);
-      record.state = 'active';
-      record.archived_at = null;
-      // Learned and imported skills start staged whatever their files claim; nothing measured
-      // so far describes the new bytes.
-      if (source === 'review' || source === 'import') {
-        record.verification = 'staged';
-        record.verdict_id = null;
-        record.verification_stale = false;
-      } else if (record.verdict_id !== null) {
-        record.verification_stale = true;
+    return this.update(name, (record, now) => markCreated(record, now, source));
+  }
+
+  /**
+   * Creations and forgets of several skills, in order, in one transaction with the labels
+   * record (a batched import: each skill still gets its own forget and created).
+   */
+  async lifecycleMany(ops: ReadonlyArray<{ op: 'created'; name: string; source: UsageRecord['source'] } | { op: 'forget'; name: string }>): Promise<void> {
+    const named = ops.filter((op) => op.name);
+    if (named.length === 0) return;
+    const now = this.clock().toISOString();
+    const names = [...new Set(named.map((op) => op.name))];
+    const apply = (current: (UsageRecord | undefined)[], labelsRecord: unknown): { put: [string, UsageRecord][]; remove: string[] } => {
+      const stored = new Map(names.map((name, i) => [name, current[i]]));
+      const next = new Map<string, UsageRecord | null>();
+      for (const op of named) {
+        if (op.op === 'forget') {
+          next.set(op.name, null);
+          continue;
+        }
+        const previous = next.has(op.name) ? next.get(op.name) : stored.get(op.name);
+        const record = { ...emptyUsageRecord(op.name), ...(previous ?? {}) };
+        markCreated(record, now, op.source);
+        next.set(op.name, record);
       }
-      record.approved_by = null;
-    });
+      const put: [string, UsageRecord][] = [];
+      const remove: string[] = [];
+      const labels: Record<string, UsageLabel> | null = isLabelsRecord(labelsRecord) ? (JSON.parse(labelsRecord.json) as Record<string, UsageLabel>) : null;
+      let labelsChanged = false;
+      for (const [name, record] of next) {
+        if (record) put.push([name, record]);
+        else remove.push(name);
+        const before = stored.get(name);
+        const beforeLabel = labelOf(before && { ...emptyUsageRecord(name), ...before });
+        const afterLabel = labelOf(record);
+        if (labels && !sameLabel(beforeLabel, afterLabel)) {
+          if (afterLabel) labels[name] = afterLabel;
+          else delete labels[name];
+          labelsChanged = true;
+        }
+      }
+      if (labels && labelsChanged) put.push([LABELS_KEY, { kind: 'labels', json: JSON.stringify(labels) } as unknown as UsageRecord]);
+      return { put, remove };
+    };
+    if (this.records.updateMany) {
+      await this.records.updateMany([...names, LABELS_KEY], (current) => apply(current.slice(0, names.length) as (UsageRecord | undefined)[], current[names.length]));
+      return;
+    }
+    const current = await Promise.all(names.map((name) => this.records.get(name)));
+    const { put, remove } = apply(current, await this.records.get(LABELS_KEY));
+    if (put.length) await this.records.putMany(put);
+    for (const key of remove) await this.records.delete(key);
   }
 
   bumpView(name: string): Promise<UsageRecord | null> {

@@ -8,7 +8,7 @@
  * checked against the CRC-32 its directory record declares (fflate does not check it), so a
  * damaged or tampered entry is refused instead of imported silently.
  */
-import { Inflate, deflateSync } from 'fflate';
+import { Inflate } from 'fflate';
 
 export interface ZipLimits {
   maxEntries: number;
@@ -68,7 +68,6 @@ export interface ZipReadResult {
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 const S_IFDIR = 0o040000;
-const S_IFREG = 0o100000;
 // Deflate expands at most ~1032:1, so 512 input bytes per push overshoot a limit by ≤ ~0.5 MB.
 const CHUNK = 512;
 
@@ -288,97 +287,4 @@ export function readZip(bytes: Uint8Array, limits: ZipLimits = DEFAULT_ZIP_LIMIT
     result.files.push(file);
   }
   return result;
-}
-
-/** One file for `ZipWriter`: its path in the archive, bytes and Unix permission bits. */
-export interface ZipWriteEntry {
-  name: string;
-  bytes: Uint8Array;
-  mode: number;
-  /** Deflate it (false: store as is, for tiny or already-compressed files). */
-  compress: boolean;
-}
-
-// 2026-01-01 00:00 as an MS-DOS date and time, so the same skills give the same archive.
-const DOS_DATE = ((2026 - 1980) << 9) | (1 << 5) | 1;
-const DOS_TIME = 0;
-const UTF8_FLAG = 0x0800;
-const MAX_ENTRIES = 0xfffe;
-
-/**
- * Writes a zip archive entry by entry (fflate's deflate, our own headers): each entry gets its
- * Unix mode in the external attributes and the UTF-8 flag, and the caller may pause between
- * entries (export progress and cancel). One deflate call per file is several times faster
- * than fflate's streaming Zip on thousands of small files. No ZIP64: the writer refuses more
- * than 65,534 entries or 4 GB.
- */
-export class ZipWriter {
-  private readonly parts: Uint8Array[] = [];
-  private readonly central: Uint8Array[] = [];
-  private offset = 0;
-  private count = 0;
-  private readonly encoder = new TextEncoder();
-
-  constructor(private readonly level: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 = 1) {}
-
-  add(entry: ZipWriteEntry): void {
-    if (this.count >= MAX_ENTRIES) throw new Error(`A zip without ZIP64 holds at most ${MAX_ENTRIES} files.`);
-    const name = this.encoder.encode(entry.name);
-    const data = entry.compress ? deflateSync(entry.bytes, { level: this.level }) : entry.bytes;
-    const method = entry.compress ? 8 : 0;
-    const crc = crc32(entry.bytes);
-    if (this.offset + 30 + name.length + data.length > 0xffffffff) throw new Error('The archive would pass 4 GB, which needs ZIP64.');
-    const local = new Uint8Array(30 + name.length);
-    const lv = new DataView(local.buffer);
-    lv.setUint32(0, 0x04034b50, true);
-    lv.setUint16(4, 20, true);
-    lv.setUint16(6, UTF8_FLAG, true);
-    lv.setUint16(8, method, true);
-    lv.setUint16(10, DOS_TIME, true);
-    lv.setUint16(12, DOS_DATE, true);
-    lv.setUint32(14, crc, true);
-    lv.setUint32(18, data.length, true);
-    lv.setUint32(22, entry.bytes.length, true);
-    lv.setUint16(26, name.length, true);
-    local.set(name, 30);
-    const record = new Uint8Array(46 + name.length);
-    const cv = new DataView(record.buffer);
-    cv.setUint32(0, 0x02014b50, true);
-    cv.setUint16(4, (3 << 8) | 20, true); // made by Unix, so readers take the mode
-    cv.setUint16(6, 20, true);
-    cv.setUint16(8, UTF8_FLAG, true);
-    cv.setUint16(10, method, true);
-    cv.setUint16(12, DOS_TIME, true);
-    cv.setUint16(14, DOS_DATE, true);
-    cv.setUint32(16, crc, true);
-    cv.setUint32(20, data.length, true);
-    cv.setUint32(24, entry.bytes.length, true);
-    cv.setUint16(28, name.length, true);
-    cv.setUint32(38, ((S_IFREG | (entry.mode & 0o7777)) << 16) >>> 0, true);
-    cv.setUint32(42, this.offset, true);
-    record.set(name, 46);
-    this.parts.push(local, data);
-    this.central.push(record);
-    this.offset += local.length + data.length;
-    this.count++;
-  }
-
-  /** The whole archive: entries, central directory, end record. */
-  finish(): Uint8Array {
-    const centralSize = this.central.reduce((sum, record) => sum + record.length, 0);
-    const end = new Uint8Array(22);
-    const ev = new DataView(end.buffer);
-    ev.setUint32(0, 0x06054b50, true);
-    ev.setUint16(8, this.count, true);
-    ev.setUint16(10, this.count, true);
-    ev.setUint32(12, centralSize, true);
-    ev.setUint32(16, this.offset, true);
-    const out = new Uint8Array(this.offset + centralSize + end.length);
-    let at = 0;
-    for (const part of [...this.parts, ...this.central, end]) {
-      out.set(part, at);
-      at += part.length;
-    }
-    return out;
-  }
 }

@@ -11,7 +11,7 @@
 import { checkExportSkill, groupProblems, type ExportProblem, type ExportReport } from './exportProblems';
 import type { LedgerEntry } from './ledger';
 import type { SkillEngine } from './skillEngine';
-import { ZipWriter } from './zipArchive';
+import { writeZip, ZipBuilder, type WriteZipOptions, type ZipSource } from './zipWriter';
 import { throttledProgress, throwIfCancelled, type LongTaskOptions } from '../storage/progress';
 
 export interface ExportFile {
@@ -30,27 +30,17 @@ export interface ExportSkill {
 
 export const MODE_FILE = 0o644;
 export const MODE_EXECUTABLE = 0o755;
-// fflate's default level: on skill text it is as fast as its lower levels (measured with the
-// skillExport1500 bench) and gives the smaller archive.
-const LEVEL = 6;
-// Files this small or already compressed gain nothing from deflate.
-const STORE_BELOW = 64;
-const COMPRESSED = /\.(png|jpe?g|gif|webp|zip|gz|tgz|bz2|xz|7z|pdf|woff2?|mp[34]|ogg)$/i;
+/** Files read at once: one pool for every file of every skill (docs/skill-tools.md, "At scale"). */
 const READ_PARALLELISM = 32;
 
-/** Adds one skill's files to an archive being written. */
-function addSkill(zip: ZipWriter, skill: ExportSkill): void {
-  for (const file of skill.files) {
-    const compress = file.bytes.length >= STORE_BELOW && !COMPRESSED.test(file.path);
-    zip.add({ name: `${skill.folder}/${file.path}`, bytes: file.bytes, mode: file.mode ?? MODE_FILE, compress });
-  }
+/** The zip entries of some skill folders, in order; each file carries its Unix mode. */
+function zipEntries(skills: readonly ExportSkill[]): ZipSource[] {
+  return skills.flatMap((skill) => skill.files.map((file) => ({ name: `${skill.folder}/${file.path}`, bytes: file.bytes, unixMode: file.mode ?? MODE_FILE })));
 }
 
-/** One archive of skill folders; each file carries its Unix mode. */
-export function buildSkillsZip(skills: readonly ExportSkill[]): Uint8Array {
-  const zip = new ZipWriter(LEVEL);
-  for (const skill of skills) addSkill(zip, skill);
-  return zip.finish();
+/** One archive of skill folders (zipWriter.ts: native deflate, already-compressed files stored). */
+export function buildSkillsZip(skills: readonly ExportSkill[], options: WriteZipOptions = {}): Promise<Uint8Array> {
+  return writeZip(zipEntries(skills), { task: 'The export', ...options });
 }
 
 /** The export problems of one collected skill. */
@@ -119,7 +109,10 @@ export const VERIFICATION_SIDECAR_FILE = 'evals/verification.json';
  */
 async function addVerificationSidecar(engine: SkillEngine, name: string, files: ExportFile[]): Promise<void> {
   const sidecar = await engine.verification?.sidecar(name);
-  if (!sidecar) return;
+  if (sidecar) placeSidecar(files, sidecar);
+}
+
+function placeSidecar(files: ExportFile[], sidecar: Uint8Array): void {
   const at = files.findIndex((file) => file.path === VERIFICATION_SIDECAR_FILE);
   const file: ExportFile = { path: VERIFICATION_SIDECAR_FILE, bytes: sidecar, mode: MODE_FILE };
   if (at >= 0) files[at] = file;
@@ -138,21 +131,112 @@ async function historiesByName(engine: SkillEngine): Promise<Map<string, LedgerE
   return byName;
 }
 
-/** Every live skill (not the archive), ready for one zip; progress per skill, cancel between batches. */
-export async function collectAllSkills(engine: SkillEngine, options: LongTaskOptions = {}): Promise<ExportSkill[]> {
-  const names = [...new Set(engine.catalog.entries().map((entry) => entry.name))].sort();
+/** One skill being read: its files arrive one by one from the shared pool. */
+interface PendingSkill {
+  name: string;
+  dir: string;
+  modes: Map<string, number> | null;
+  files: ExportFile[];
+  sidecar: Uint8Array | null;
+  /** Reads not finished yet (the walk counts as one until it has listed the files). */
+  open: number;
+  exported?: ExportSkill;
+}
+
+/**
+ * Every live skill (not the archive), ready for one zip. Every file of every skill goes through
+ * one pool of READ_PARALLELISM reads, so no skill's slowest file holds up the others; a skill's
+ * folder is walked (one listing per folder) as soon as a slot is free, from the catalogue's
+ * directory. Progress counts skills whose files are all read; a cancel stops before the next read.
+ */
+export async function collectAllSkills(engine: SkillEngine, options: LongTaskOptions & { onSkill?: (skill: ExportSkill) => void } = {}): Promise<ExportSkill[]> {
+  const byName = new Map<string, string>();
+  for (const entry of engine.catalog.entries()) if (!byName.has(entry.name)) byName.set(entry.name, entry.dir);
+  const names = [...byName.keys()].sort();
   const histories = await historiesByName(engine);
   const report = throttledProgress(options.onProgress);
-  const collected: Array<ExportSkill | null> = [];
-  for (let start = 0; start < names.length; start += READ_PARALLELISM) {
-    throwIfCancelled(options.signal, 'The export');
-    report({ phase: 'Reading skills', done: start, total: names.length, item: names[start] });
-    const batch = names.slice(start, start + READ_PARALLELISM);
-    collected.push(...(await Promise.all(batch.map((name) => collectSkill(engine, name, histories.get(name) ?? [])))));
-  }
-  report({ phase: 'Reading skills', done: names.length, total: names.length });
-  return collected.filter((skill): skill is ExportSkill => skill !== null);
+  const skills: PendingSkill[] = names.map((name) => ({ name, dir: byName.get(name)!, modes: importedModes(histories.get(name) ?? []), files: [], sidecar: null, open: 1 }));
+  type Job = { skill: PendingSkill; path?: string; read?: () => Promise<Uint8Array | null> };
+  const jobs: Job[] = skills.map((skill) => ({ skill })).reverse();
+  let done = 0;
+  // Skills are handed to `onSkill` in name order as soon as they and every skill before them are read.
+  let handedOver = 0;
+  const handOver = () => {
+    for (; handedOver < skills.length && skills[handedOver]!.open === 0; handedOver++) {
+      const exported = finishedSkill(skills[handedOver]!);
+      if (exported) options.onSkill?.(exported);
+    }
+  };
+  const finishOne = (skill: PendingSkill) => {
+    if (--skill.open > 0) return;
+    done++;
+    report({ phase: 'Reading skills', done, total: skills.length, item: skill.name });
+    handOver();
+  };
+  // Where the store can, the walk hands out each file's reader, which needs no lookup of its own.
+  const walk = async (dir: string): Promise<Array<{ path: string; read?: () => Promise<Uint8Array | null> }>> =>
+    engine.files.walkFiles ? engine.files.walkFiles(dir) : (await engine.files.walk(dir)).map((path) => ({ path }));
+  const runJob = async ({ skill, path, read }: Job): Promise<void> => {
+    if (path === undefined) {
+      const [found, sidecar] = await Promise.all([walk(skill.dir), engine.verification?.sidecar(skill.name) ?? null]);
+      skill.sidecar = sidecar;
+      skill.open += found.length;
+      // Reads go on top of the queue: a skill is finished before new folders are opened.
+      for (const file of [...found].reverse()) jobs.push({ skill, ...file });
+    } else {
+      const bytes = read ? await read() : await engine.files.read(path);
+      const relative = path.slice(skill.dir.length + 1);
+      if (bytes) skill.files.push({ path: relative, bytes, mode: skill.modes?.get(relative) ?? defaultMode(relative, bytes) });
+    }
+    finishOne(skill);
+  };
+  report({ phase: 'Reading skills', done: 0, total: skills.length, item: names[0] });
+  // A worker that finds the queue empty while folders are still being walked waits for their reads.
+  let walking = 0;
+  let wake: () => void = () => undefined;
+  let failed = false;
+  await Promise.all(
+    Array.from({ length: READ_PARALLELISM }, async () => {
+      while (!failed) {
+        const job = jobs.pop();
+        if (!job) {
+          if (walking === 0) return;
+          await new Promise<void>((resolve) => (wake = chain(wake, resolve)));
+          continue;
+        }
+        throwIfCancelled(options.signal, 'The export');
+        if (job.path === undefined) walking++;
+        try {
+          await runJob(job);
+        } catch (error) {
+          failed = true; // the others stop after their current read
+          throw error;
+        } finally {
+          if (job.path === undefined) walking--;
+          const waiting = wake;
+          wake = () => undefined;
+          waiting();
+        }
+      }
+    }),
+  );
+  report({ phase: 'Reading skills', done: skills.length, total: skills.length });
+  return skills.flatMap((skill) => (skill.exported ? [skill.exported] : []));
 }
+
+/** A read skill as export input (files sorted, the gate's sidecar in place); null without files. */
+function finishedSkill(skill: PendingSkill): ExportSkill | null {
+  if (skill.files.length === 0) return null;
+  skill.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  if (skill.sidecar) placeSidecar(skill.files, skill.sidecar);
+  skill.exported = { folder: skill.name, files: skill.files };
+  return skill.exported;
+}
+
+const chain = (first: () => void, second: () => void) => () => {
+  first();
+  second();
+};
 
 export interface ExportResult {
   zip: Uint8Array;
@@ -161,30 +245,35 @@ export interface ExportResult {
   report: ExportReport;
 }
 
-const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-
 /**
- * Export all: reads every live skill, checks it, and builds one archive, reporting progress
- * in two phases (reading, zipping) and stopping with a CancelledError between skills when the
- * signal aborts (docs/architecture.md, "Long work").
+ * Export all: reads every live skill, checks it, and builds one archive. Each skill is checked
+ * and its files handed to the zip writer as soon as it is read, so checking and compressing run
+ * while the other skills are still being read from OPFS; the archive is laid out in name order.
+ * Progress comes in three phases (reading, checking what is left, writing the archive) and a
+ * cancel stops with a CancelledError before the next read or entry (docs/architecture.md, "Long work").
  */
 export async function exportAllSkills(engine: SkillEngine, options: LongTaskOptions = {}): Promise<ExportResult> {
-  const skills = await collectAllSkills(engine, options);
   const report = throttledProgress(options.onProgress);
-  const checked = skills.map((skill) => ({ name: skill.folder, problems: checkSkill(skill) }));
-  const zip = new ZipWriter(LEVEL);
-  let lastYield = performance.now();
-  for (const [index, skill] of skills.entries()) {
-    if (performance.now() - lastYield > 30) {
-      // Let the progress bar paint and a cancel click arrive.
-      report({ phase: 'Writing the archive', done: index, total: skills.length, item: skill.folder });
-      await yieldToEventLoop();
-      throwIfCancelled(options.signal, 'The export');
-      lastYield = performance.now();
-    }
-    addSkill(zip, skill);
-  }
-  const archive = zip.finish();
-  report({ phase: 'Writing the archive', done: skills.length, total: skills.length });
+  let reading = true;
+  const zip = new ZipBuilder({
+    task: 'The export',
+    signal: options.signal,
+    onEntry: (done) => {
+      if (!reading) report({ phase: 'Writing the archive', done, total: zip.size });
+    },
+  });
+  const checked: Array<{ name: string; problems: ExportProblem[] }> = [];
+  const skills = await collectAllSkills(engine, {
+    ...options,
+    onSkill: (skill) => {
+      checked.push({ name: skill.folder, problems: checkSkill(skill) });
+      for (const entry of zipEntries([skill])) zip.add(entry);
+    },
+  });
+  reading = false;
+  report({ phase: 'Checking skills', done: checked.length, total: skills.length });
+  report({ phase: 'Writing the archive', done: zip.completed, total: zip.size });
+  const archive = await zip.finish();
+  report({ phase: 'Writing the archive', done: zip.size, total: zip.size });
   return { zip: archive, count: skills.length, report: groupProblems(checked) };
 }

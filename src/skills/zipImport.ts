@@ -7,7 +7,8 @@ import { decodeSkillText } from './frontmatter';
 import { loadSkillLenient, type LenientLoadError, type LenientLoadResult, type LenientSkill } from './lenientSkill';
 import { scanSkill, shouldAllowInstall, type InstallVerdict, type ScanResult, type Verdict } from './scanner';
 import { MAX_NAME_LENGTH, MAX_SKILL_CONTENT_CHARS, VALID_NAME_RE } from './constants';
-import { captureFiles, type SkillFiles } from './ledger';
+import { captureFiles, type PrepareInput, type SkillFiles } from './ledger';
+import type { ChangeBatchItem } from './fileChanges';
 import { SKILLS_ROOT } from './skillCatalog';
 import { skillLockKey, type SkillEngine } from './skillEngine';
 import { VERIFICATION_SIDECAR_FILE } from './zipExport';
@@ -343,7 +344,20 @@ function freeName(engine: SkillEngine, name: string, folders: Set<string>): stri
   }
 }
 
-async function importOne(engine: SkillEngine, plan: ImportPlan, skill: ImportCandidate, choice: ImportChoice, folders: Set<string>): Promise<ImportOutcome> {
+/** One chosen skill of a batch, its name and folder settled. */
+interface PlacedSkill {
+  skill: ImportCandidate;
+  choice: ImportChoice;
+  name: string;
+  dir: string;
+  replacing: boolean;
+}
+
+/**
+ * Settles a skill's name and folder (synchronously, so a batch's names cannot clash), or says
+ * why it is skipped. `folders` gains every folder handed out.
+ */
+function placeSkill(engine: SkillEngine, skill: ImportCandidate, choice: ImportChoice, folders: Set<string>): PlacedSkill | ImportOutcome {
   let name = skill.name;
   const existing = engine.catalog.findByName(name)[0];
   const taken = existing !== undefined || folders.has(name);
@@ -353,66 +367,92 @@ async function importOne(engine: SkillEngine, plan: ImportPlan, skill: ImportCan
   const replacing = taken && collision === 'replace';
   const dir = replacing && existing ? existing.dir : `${SKILLS_ROOT}/${name}`;
   if (dir === `${SKILLS_ROOT}/${name}`) folders.add(name);
+  return { skill, choice, name, dir, replacing };
+}
 
-  return engine.locks.withLock(skillLockKey(name), async () => {
-    const before: SkillFiles = replacing ? await captureFiles(engine.files, dir) : new Map();
-    const after: SkillFiles = new Map(skill.files.map((file) => [`${dir}/${file.path}`, file.bytes]));
-    const executable = skill.files.filter((file) => file.executable).map((file) => file.path);
-    // Each file's own mode, kept for export (zipExport.ts `importedModes`); an archive that
-    // records none gives 0o644 for all, so export does not guess from a `#!`.
-    const modes = Object.fromEntries(skill.files.map((file) => [file.path, file.mode ?? (file.executable ? 0o755 : 0o644)]));
-    const entry = await engine.ledger.prepare({
-      actor: 'import',
-      action: 'import',
-      skill: name,
-      before,
-      after,
-      evidence: {
-        archive: plan.archiveName,
-        archive_folder: skill.archiveFolder,
-        trusted_source: plan.trusted,
-        verdict: skill.scan.verdict,
-        findings: skill.scan.findings.length,
-        confirmed: choice.confirmed === true,
-        override: choice.override === true,
-        replaced: replacing,
-        renamed_from: name !== skill.name ? skill.name : undefined,
-        executable,
-        modes,
-        // Recorded as a claim only; the usage record starts staged whatever it says.
-        claimed_verification: skill.claimed ?? undefined,
-      },
-    });
-    await engine.committer.commit(
-      `import ${name}`,
+/** Holds every lock in `keys` (sorted, as every multi-skill writer takes them) around `work`. */
+async function withLocks<T>(engine: SkillEngine, keys: readonly string[], work: () => Promise<T>): Promise<T> {
+  const [first, ...rest] = keys;
+  if (first === undefined) return work();
+  return engine.locks.withLock(first, () => withLocks(engine, rest, work));
+}
+
+/** The import's ledger input for one skill: evidence of where it came from and what was checked. */
+function ledgerInput(plan: ImportPlan, placed: PlacedSkill, before: SkillFiles, after: SkillFiles): PrepareInput {
+  const { skill, choice, name, replacing } = placed;
+  const executable = skill.files.filter((file) => file.executable).map((file) => file.path);
+  // Each file's own mode, kept for export (zipExport.ts `importedModes`); an archive that
+  // records none gives 0o644 for all, so export does not guess from a `#!`.
+  const modes = Object.fromEntries(skill.files.map((file) => [file.path, file.mode ?? (file.executable ? 0o755 : 0o644)]));
+  return {
+    actor: 'import',
+    action: 'import',
+    skill: name,
+    before,
+    after,
+    evidence: {
+      archive: plan.archiveName,
+      archive_folder: skill.archiveFolder,
+      trusted_source: plan.trusted,
+      verdict: skill.scan.verdict,
+      findings: skill.scan.findings.length,
+      confirmed: choice.confirmed === true,
+      override: choice.override === true,
+      replaced: replacing,
+      renamed_from: name !== skill.name ? skill.name : undefined,
+      executable,
+      modes,
+      // Recorded as a claim only; the usage record starts staged whatever it says.
+      claimed_verification: skill.claimed ?? undefined,
+    },
+  };
+}
+
+/**
+ * Writes a batch of skills under all their locks as ONE all-or-nothing change (one journal
+ * intent where the committer has batches: docs/storage.md, "Batched import"). Every skill still
+ * gets its own ledger entry, usage update, catalogue entry and change notice.
+ */
+async function importBatch(engine: SkillEngine, plan: ImportPlan, batch: readonly PlacedSkill[]): Promise<ImportOutcome[]> {
+  const keys = [...new Set(batch.map((placed) => skillLockKey(placed.name)))].sort();
+  return withLocks(engine, keys, async () => {
+    const befores = await Promise.all(batch.map((placed): Promise<SkillFiles> => (placed.replacing ? captureFiles(engine.files, placed.dir) : Promise.resolve(new Map()))));
+    const afters = batch.map((placed): SkillFiles => new Map(placed.skill.files.map((file) => [`${placed.dir}/${file.path}`, file.bytes])));
+    const entries = await engine.ledger.prepareMany(batch.map((placed, i) => ledgerInput(plan, placed, befores[i]!, afters[i]!)));
+    const items: ChangeBatchItem[] = batch.map(({ name, replacing }, i) => ({
       // A replaced file that the new version also has is overwritten, not deleted afterwards.
-      { writes: [...after.entries()], deletes: [...before.keys()].filter((path) => !after.has(path)) },
-      {
-        ledger: entry,
-        usage: [...(replacing ? [{ op: 'forget' as const, name }] : []), { op: 'created', name, source: 'import' }],
+      changes: { writes: [...afters[i]!.entries()], deletes: [...befores[i]!.keys()].filter((path) => !afters[i]!.has(path)) },
+      effects: {
+        ledger: entries[i],
+        usage: [...(replacing ? [{ op: 'forget' as const, name }] : []), { op: 'created' as const, name, source: 'import' as const }],
       },
-    );
-    await engine.catalog.upsert(dir, decodeSkillText(after.get(`${dir}/SKILL.md`)!).text);
-    engine.onChange?.({ skill: name, action: 'import', dir });
-    return { id: skill.id, status: 'imported' as const, name, dir, replaced: replacing, claimed: skill.claimed ?? null };
+    }));
+    if (engine.committer.commitMany) await engine.committer.commitMany(`import ${batch.length === 1 ? batch[0]!.name : `${batch.length} skills`}`, items);
+    else for (const [i, item] of items.entries()) await engine.committer.commit(`import ${batch[i]!.name}`, item.changes, item.effects);
+    await engine.catalog.upsertMany(batch.map(({ dir }, i) => ({ dir, text: decodeSkillText(afters[i]!.get(`${dir}/SKILL.md`)!).text })));
+    for (const { name, dir } of batch) engine.onChange?.({ skill: name, action: 'import', dir });
+    return batch.map(({ skill, name, dir, replacing }): ImportOutcome => ({ id: skill.id, status: 'imported', name, dir, replaced: replacing, claimed: skill.claimed ?? null }));
   });
 }
 
 /**
- * How many skills are written at once. Each skill is still its own locked, journaled,
- * all-or-nothing change; running a few side by side hides the round trips to OPFS and
- * IndexedDB that one change waits on (docs/skill-tools.md, "Import and export at scale").
+ * Skills per batch: one journal intent, one ledger, usage and snapshot transaction each. Large
+ * enough that the fixed costs of a change are paid once per batch, small enough that a cancel
+ * comes soon and one intent record stays small (docs/skill-tools.md, "At scale").
  */
-const IMPORT_PARALLELISM = 8;
+export const IMPORT_BATCH_SIZE = 24;
+/** Batches written side by side: their OPFS and IndexedDB round trips overlap. */
+const BATCH_PARALLELISM = 2;
 
 /**
- * Writes the chosen skills, each as one all-or-nothing change (supporting files first, SKILL.md
- * last), with an 'import' ledger entry and usage `source: 'import'` (verification 'staged').
- * The verdict rules are enforced here too, not only in the dialog. Progress is reported per
- * skill; a cancel takes effect between skills, so every skill is either wholly imported or
- * untouched, and the skills not reached come back as skipped with reason "cancelled"
- * (docs/architecture.md, "Long work"). Outcomes are in plan order. A few skills are written
- * side by side; "keep both" renames pick a free name, so those run one at a time afterwards.
+ * Writes the chosen skills with an 'import' ledger entry each and usage `source: 'import'`
+ * (verification 'staged'), in batches of 1, 2, 4… up to IMPORT_BATCH_SIZE skills, each batch all-or-nothing
+ * (supporting files first, SKILL.md last within each skill). The verdict rules are enforced
+ * here too, not only in the dialog. Progress is reported per skill; a cancel takes effect
+ * between batches, so every skill is either wholly imported or untouched, and the skills not
+ * reached come back as skipped with reason "cancelled" (docs/architecture.md, "Long work").
+ * Outcomes are in plan order. "Keep both" renames pick a free name, so they are placed after
+ * every other skill has its folder.
  */
 export async function applyImport(
   engine: SkillEngine,
@@ -425,33 +465,49 @@ export async function applyImport(
   const total = plan.skills.length;
   let done = 0;
   const folders = await topLevelFolders(engine);
-  const runOne = async (index: number): Promise<void> => {
-    const skill = plan.skills[index];
-    if (options.signal?.aborted) {
-      outcomes[index] = { id: skill.id, status: 'skipped', name: skill.name, reason: CANCELLED_REASON };
-    } else {
-      report({ phase: 'Importing skills', done, total, item: skill.name });
-      const refusal = choiceAllows(skill, choices[skill.id]);
-      outcomes[index] = refusal ? { id: skill.id, status: 'skipped', name: skill.name, reason: refusal } : await importOne(engine, plan, skill, choices[skill.id], folders);
-    }
-    done++;
-  };
-  const indexes = plan.skills.map((_, index) => index);
   const renaming = (index: number) => choices[plan.skills[index].id]?.collision === 'keep-both';
-  const parallel = indexes.filter((index) => !renaming(index));
+  const indexes = plan.skills.map((_, index) => index);
+  const order = [...indexes.filter((index) => !renaming(index)), ...indexes.filter(renaming)];
+  const placedAt = new Map<PlacedSkill, number>();
+  const pending: PlacedSkill[] = [];
+  // Refusals and skips are settled at once; the rest wait in `pending` for their batch.
+  for (const index of order) {
+    const skill = plan.skills[index];
+    const refusal = choiceAllows(skill, choices[skill.id]);
+    const placed = refusal ? ({ id: skill.id, status: 'skipped', name: skill.name, reason: refusal } as const) : placeSkill(engine, skill, choices[skill.id]!, folders);
+    if ('status' in placed) {
+      outcomes[index] = placed;
+      done++;
+    } else {
+      placedAt.set(placed, index);
+      pending.push(placed);
+    }
+  }
   let next = 0;
+  let size = 1;
   let failed = false;
-  const workers = Array.from({ length: Math.min(IMPORT_PARALLELISM, parallel.length) }, async () => {
-    // A failed write stops the others from starting new skills; the error is the import's.
-    while (next < parallel.length && !failed) {
-      await runOne(parallel[next++]).catch((error: unknown) => {
+  const worker = async () => {
+    // A failed batch stops the others from starting new ones; the error is the import's.
+    while (next < pending.length && !failed && !options.signal?.aborted) {
+      // The first batches are small, so the first skills (and a cancel) come quickly.
+      const batch = pending.slice(next, next + size);
+      next += batch.length;
+      size = Math.min(size * 2, IMPORT_BATCH_SIZE);
+      report({ phase: 'Importing skills', done, total, item: batch[0]!.name });
+      try {
+        const written = await importBatch(engine, plan, batch);
+        written.forEach((outcome, i) => (outcomes[placedAt.get(batch[i]!)!] = outcome));
+      } catch (error) {
         failed = true;
         throw error;
-      });
+      }
+      for (const placed of batch) report({ phase: 'Importing skills', done: ++done, total, item: placed.name });
     }
-  });
-  await Promise.all(workers);
-  for (const index of indexes.filter(renaming)) await runOne(index);
+  };
+  await Promise.all(Array.from({ length: BATCH_PARALLELISM }, worker));
+  for (const placed of pending.slice(next)) {
+    outcomes[placedAt.get(placed)!] = { id: placed.skill.id, status: 'skipped', name: placed.skill.name, reason: CANCELLED_REASON };
+  }
   report({ phase: 'Importing skills', done: total, total });
   return outcomes;
 }

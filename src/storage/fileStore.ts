@@ -30,6 +30,11 @@ export interface FileStore {
   list(dir: string): Promise<FileEntry[]>;
   /** Every file path under a directory (recursive), sorted; [] when it does not exist. */
   walk(dir: string): Promise<string[]>;
+  /**
+   * Optional: `walk` with a reader for each file bound to what the walk found, so reading it
+   * needs no lookup of its own (an export reads thousands). A file gone meanwhile reads null.
+   */
+  walkFiles?(dir: string): Promise<WalkedFile[]>;
 }
 
 /** Serialises read-modify-write sections across tabs and workers (Web Locks in the browser). */
@@ -64,4 +69,10 @@ export const textDecoder = new TextDecoder('utf-8');
 
 export function toBytes(data: FileData): Uint8Array {
   return typeof data === 'string' ? textEncoder.encode(data) : data;
+}
+
+/** A file found by `walkFiles`. */
+export interface WalkedFile {
+  path: string;
+  read(): Promise<Uint8Array | null>;
 }

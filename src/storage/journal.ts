@@ -32,16 +32,22 @@ import type { RecordStore } from './recordStore';
 import { isQuotaError, toStorageFullError } from './quota';
 import { sweepTempFiles, tempPathFor } from './tempFiles';
 
-/** One change of a journaled operation. */
+/**
+ * One change of a journaled operation. `group`: steps of one group are applied in their order,
+ * different groups side by side (a batch of skills, one group each: docs/storage.md, "Batched
+ * import"); steps without a group are applied after every group, in order.
+ */
 export type JournalOp =
-  | { op: 'write'; path: string; data: FileData }
-  | { op: 'delete'; path: string }
+  | { op: 'write'; path: string; data: FileData; group?: number }
+  | { op: 'delete'; path: string; group?: number }
   /** Removes a directory; applied only when rolling forward, it has no undo (list its files as deletes first). */
-  | { op: 'deleteTree'; path: string };
+  | { op: 'deleteTree'; path: string; group?: number };
 
 export interface IntentStep {
   op: JournalOp['op'];
   path: string;
+  /** See JournalOp: order matters within a group only. */
+  group?: number;
   /** write: the temp file holding the new content. */
   staged?: string;
   /**
@@ -92,6 +98,8 @@ export class SimulatedCrash extends Error {
 }
 
 const RECOVERY_LOCK_KEY = 'knack:recovery';
+/** Groups applied at once by a writer (see applyInGroups). */
+const APPLY_PARALLELISM = 8;
 
 export interface JournalOptions {
   files: FileStore;
@@ -137,6 +145,7 @@ export class Journal {
     const steps: IntentStep[] = ops.map((op, i) => ({
       op: op.op,
       path: op.path,
+      ...(op.group !== undefined ? { group: op.group } : {}),
       ...(op.op === 'write' ? { staged: tempPathFor(op.path, owner, `${id}n${i}`) } : {}),
     }));
     const record: IntentRecord = { id, kind, owner, createdAt: Date.now(), state: 'staging', steps, meta: options.meta };
@@ -181,10 +190,7 @@ export class Journal {
       await this.intents.put(id, { ...record, state: 'committed' });
       committed = true;
 
-      for (const step of steps) {
-        checkpoint();
-        await this.applyStep(step);
-      }
+      await this.applyInGroups(steps, checkpoint);
 
       checkpoint();
       await this.finish({ ...record, state: 'committed' });
@@ -289,6 +295,43 @@ export class Journal {
     await this.intents.put(intent.id, { ...intent, state: 'undoing' });
     await this.undo(intent);
     return 'back';
+  }
+
+  /**
+   * The writer's apply phase: each group's steps in order, APPLY_PARALLELISM groups at a time
+   * (each step is a round trip to OPFS; different skills need not wait for each other), then
+   * the steps without a group in order. Recovery applies every step in order, which keeps the
+   * order within each group as well.
+   */
+  private async applyInGroups(steps: IntentStep[], checkpoint: () => void): Promise<void> {
+    const groups = new Map<number, IntentStep[]>();
+    const rest: IntentStep[] = [];
+    for (const step of steps) {
+      if (step.group === undefined) rest.push(step);
+      else groups.set(step.group, [...(groups.get(step.group) ?? []), step]);
+    }
+    const queue = [...groups.values()];
+    let failure: unknown = null;
+    await Promise.all(
+      Array.from({ length: Math.min(APPLY_PARALLELISM, queue.length) }, async () => {
+        for (let group = queue.shift(); group && failure === null; group = queue.shift()) {
+          try {
+            for (const step of group) {
+              checkpoint();
+              await this.applyStep(step);
+            }
+          } catch (err) {
+            failure ??= err;
+          }
+        }
+      }),
+    );
+    // Every group has stopped before the failure is raised: nothing is still being applied.
+    if (failure !== null) throw failure;
+    for (const step of rest) {
+      checkpoint();
+      await this.applyStep(step);
+    }
   }
 
   /** Applying a step twice is harmless, which is what makes roll-forward resumable. */

@@ -11,6 +11,7 @@ import {
   type FileData,
   type FileEntry,
   type FileStore,
+  type WalkedFile,
   baseName,
   parentOf,
   splitPath,
@@ -221,12 +222,33 @@ export class OpfsFileStore implements FileStore {
       [],
       async (handle) => {
         const found: string[] = [];
-        await walkInto(handle, splitPath(dir).join('/'), found);
+        await walkInto(handle, splitPath(dir).join('/'), (path) => found.push(path), (key, child) => this.rememberDirectory(key, child));
         return found;
       },
       { notFoundIsMissing: false },
     );
     return out.sort();
+  }
+
+  /** `walk`, keeping each file's handle: reading it later is one call to the file, not a lookup and a read. */
+  async walkFiles(dir: string): Promise<WalkedFile[]> {
+    const out = await this.inDirectory(
+      dir,
+      false,
+      [] as WalkedFile[],
+      async (handle) => {
+        const found: WalkedFile[] = [];
+        await walkInto(
+          handle,
+          splitPath(dir).join('/'),
+          (path, file) => found.push({ path, read: () => readHandle(file) }),
+          (key, child) => this.rememberDirectory(key, child),
+        );
+        return found;
+      },
+      { notFoundIsMissing: false },
+    );
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
   // --- internals ---------------------------------------------------------------------
@@ -375,15 +397,34 @@ async function writeWhole(handle: FileSystemFileHandle, bytes: Uint8Array): Prom
   }
 }
 
-async function walkInto(dir: FileSystemDirectoryHandle, prefix: string, out: string[]): Promise<void> {
+async function walkInto(
+  dir: FileSystemDirectoryHandle,
+  prefix: string,
+  onFile: (path: string, file: FileSystemFileHandle) => void,
+  remember: (key: string, dir: FileSystemDirectoryHandle) => void,
+): Promise<void> {
   const subdirs: Promise<void>[] = [];
   for await (const [name, child] of (dir as IterableDirectoryHandle).entries()) {
     const path = prefix ? `${prefix}/${name}` : name;
-    if (child.kind === 'file') out.push(path);
-    // Sibling directories are read in parallel: sequential OPFS reads are ~3× slower.
-    else subdirs.push(walkInto(child as FileSystemDirectoryHandle, path, out));
+    if (child.kind === 'file') onFile(path, child as FileSystemFileHandle);
+    else {
+      // Like list(): a walk followed by reads of what it found (an export) saves a lookup per folder.
+      remember(path, child as FileSystemDirectoryHandle);
+      // Sibling directories are read in parallel: sequential OPFS reads are ~3× slower.
+      subdirs.push(walkInto(child as FileSystemDirectoryHandle, path, onFile, remember));
+    }
   }
   await Promise.all(subdirs);
+}
+
+/** A walked file's bytes; null when it was removed since the walk. */
+async function readHandle(file: FileSystemFileHandle): Promise<Uint8Array | null> {
+  try {
+    return new Uint8Array(await (await file.getFile()).arrayBuffer());
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw err;
+  }
 }
 
 /** The file `name` in `dir`, or null when there is a directory of that name instead. */

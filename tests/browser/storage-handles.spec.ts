@@ -61,3 +61,27 @@ test('a directory removed in another tab is seen as removed, and writing there r
 
   await holder.evaluate((root) => globalThis.knack!.files!.deleteTree(root), ROOT);
 });
+
+test('walkFiles hands out a reader per file that needs no lookup; a file removed since the walk reads null', async ({ page }) => {
+  await openApp(page);
+  const result = await page.evaluate(async (root) => {
+    const files = globalThis.knack!.files!;
+    await files.deleteTree(`${root}-walk`);
+    await files.write(`${root}-walk/s/SKILL.md`, 'skill');
+    await files.write(`${root}-walk/s/references/notes.md`, 'notes');
+    await files.write(`${root}-walk/s/scripts/run.sh`, '#!/bin/sh\n');
+    const walked = await files.walkFiles!(`${root}-walk/s`);
+    await files.delete(`${root}-walk/s/scripts/run.sh`);
+    const read = await Promise.all(walked.map(async (file) => [file.path, (b => (b ? new TextDecoder().decode(b) : null))(await file.read())] as const));
+    const missing = await files.walkFiles!(`${root}-walk/none`);
+    await files.deleteTree(`${root}-walk`);
+    return { read, missing, paths: walked.map((file) => file.path) };
+  }, ROOT);
+  expect(result.paths).toEqual([`${ROOT}-walk/s/SKILL.md`, `${ROOT}-walk/s/references/notes.md`, `${ROOT}-walk/s/scripts/run.sh`]);
+  expect(result.read).toEqual([
+    [`${ROOT}-walk/s/SKILL.md`, 'skill'],
+    [`${ROOT}-walk/s/references/notes.md`, 'notes'],
+    [`${ROOT}-walk/s/scripts/run.sh`, null],
+  ]);
+  expect(result.missing).toEqual([]);
+});

@@ -131,3 +131,23 @@ describe('category descriptions in the snapshot', () => {
     expect(await new RecordCatalogSnapshot(records).loadCategoryDescriptions()).toEqual(new Map([['ops', 'Running services.']]));
   });
 });
+
+describe('upsertMany (a batched import)', () => {
+  it('writes every entry of the batch and clears its markers in one step; a reload trusts the snapshot', async () => {
+    const files = new MemoryFileStore();
+    const records = new MemoryRecordStore<unknown>();
+    await files.write('skills/a/SKILL.md', skillContent('a'));
+    const catalog = new SkillCatalog(files, new RecordCatalogSnapshot(records));
+    await catalog.load();
+    const names = Array.from({ length: 30 }, (_, i) => `batch-${i}`);
+    await catalog.beginChange(names.map((name) => `skills/${name}`));
+    for (const name of names) await files.write(`skills/${name}/SKILL.md`, skillContent(name));
+    const changes: string[] = [];
+    catalog.onChange((change) => changes.push(change.kind === 'upsert' ? change.entry.name : change.kind));
+    await catalog.upsertMany([...names.map((name) => ({ dir: `skills/${name}`, text: skillContent(name) })), { dir: 'skills/a', text: skillContent('a') }]);
+    expect(changes).toEqual([...names, 'a']);
+    const reloaded = new SkillCatalog(files, new RecordCatalogSnapshot(records));
+    expect(await reloaded.load()).toBe('snapshot');
+    expect(reloaded.entries().map((e) => e.name).sort()).toEqual(['a', ...names].sort());
+  });
+});

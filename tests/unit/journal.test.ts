@@ -179,6 +179,37 @@ describe('Journal', () => {
     expect(outcomes.slice(firstNew).every((o) => o === 'new')).toBe(true);
   });
 
+  it('applies grouped steps group by group, each in its order, and stays all-or-nothing at every durable action', async () => {
+    // Two groups, as a batch of two skills would be: each group's SKILL.md comes last in it.
+    const grouped: JournalOp[] = [
+      { op: 'write', path: 'skills/demo/references/a.md', data: 'new a', group: 0 },
+      { op: 'write', path: 'skills/demo/templates/b.md', data: 'new b', group: 1 },
+      { op: 'delete', path: 'skills/demo/scripts/gone.sh', group: 1 },
+      { op: 'write', path: 'skills/demo/SKILL.md', data: 'new skill', group: 0 },
+    ];
+    const outcomes: string[] = [];
+    for (let step = 0; ; step++) {
+      const { files, intents } = await seed();
+      const journal = new Journal({ files, intents, liveness: new FixedLiveness('victim') });
+      const crashed = await journal.run('import', grouped, { failAfterStep: step }).then(
+        () => false,
+        (err) => {
+          expect(err).toBeInstanceOf(SimulatedCrash);
+          return true;
+        },
+      );
+      if (!crashed) {
+        expect(await snapshot(files)).toEqual(NEW);
+        break;
+      }
+      outcomes.push((await recoverAndCheck(files, intents)).outcome);
+    }
+    const firstNew = outcomes.indexOf('new');
+    expect(firstNew).toBeGreaterThan(0);
+    expect(outcomes.slice(0, firstNew).every((o) => o === 'old')).toBe(true);
+    expect(outcomes.slice(firstNew).every((o) => o === 'new')).toBe(true);
+  });
+
   it('resumes an interrupted undo instead of rolling forward again', async () => {
     const { files, intents } = await seed();
     const journal = new Journal({ files, intents, liveness: new FixedLiveness('victim') });

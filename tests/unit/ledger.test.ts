@@ -29,3 +29,22 @@ describe('Ledger.list', () => {
     expect(plain.map((entry) => [entry.skill, entry.at])).toEqual(indexed.map((entry) => [entry.skill, entry.at]));
   });
 });
+
+describe('prepareMany and appendMany (a batched import)', () => {
+  it('makes one entry per change, as prepare would, and appends them all; appending again keeps one each', async () => {
+    const entries = new MemoryRecordStore<LedgerEntry>();
+    const blobs = new MemoryRecordStore<BlobRecord>();
+    const ledger = new Ledger(entries, blobs);
+    const enc = (text: string) => new TextEncoder().encode(text);
+    const prepared = await ledger.prepareMany([
+      { actor: 'import', action: 'import', skill: 'a', before: new Map(), after: new Map([['skills/a/SKILL.md', enc('a')]]) },
+      { actor: 'import', action: 'import', skill: 'b', before: new Map([['skills/b/SKILL.md', enc('old b')]]), after: new Map([['skills/b/SKILL.md', enc('b')]]) },
+    ]);
+    expect(prepared.map((entry) => [entry.skill, entry.before.length, entry.after.length])).toEqual([['a', 0, 1], ['b', 1, 1]]);
+    expect(new Set(prepared.map((entry) => entry.id)).size).toBe(2);
+    expect(await ledger.blob(prepared[1]!.before[0]!.hash)).toEqual(enc('old b'));
+    await ledger.appendMany(prepared);
+    await ledger.appendMany(prepared);
+    expect((await ledger.list()).map((entry) => entry.skill).sort()).toEqual(['a', 'b']);
+  });
+});

@@ -89,3 +89,27 @@ describe('verification fields', () => {
     expect(await new UsageStore(records).get('old')).toMatchObject({ verdict_id: null, verification_stale: false, approved_by: null });
   });
 });
+
+describe('lifecycleMany (a batched import)', () => {
+  it('applies every skill’s forget and creation in order, as one-by-one calls would, labels included', async () => {
+    const clock = () => new Date('2026-11-01T12:00:00Z');
+    const one = new UsageStore(new MemoryRecordStore<UsageRecord>(), clock);
+    const many = new UsageStore(new MemoryRecordStore<UsageRecord>(), clock);
+    for (const store of [one, many]) {
+      await store.labels(); // a labels record exists, so it must be kept current
+      await store.setState('old', 'archived');
+      await store.applyVerdict('old', 'promoted', 'v1');
+    }
+    await one.forget('old');
+    await one.recordCreated('old', 'import');
+    await one.recordCreated('new', 'import');
+    await many.lifecycleMany([
+      { op: 'forget', name: 'old' },
+      { op: 'created', name: 'old', source: 'import' },
+      { op: 'created', name: 'new', source: 'import' },
+    ]);
+    expect(await many.all()).toEqual(await one.all());
+    expect(await many.labels()).toEqual(await one.labels());
+    expect((await many.find('old'))?.verification).toBe('staged');
+  });
+});

@@ -4,8 +4,8 @@
  * (Paths, links, limits and bombs are covered through planImport in zipImport.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
-import { strToU8, unzipSync, zipSync, type Zippable } from 'fflate';
-import { crc32, readCentralDirectory, readZip, ZipWriter } from '../../src/skills/zipArchive';
+import { strToU8, zipSync, type Zippable } from 'fflate';
+import { crc32, readCentralDirectory, readZip } from '../../src/skills/zipArchive';
 import { planImport } from '../../src/skills/zipImport';
 import { skillContent } from './helpers/skillTestEngine';
 import { zipWithRepeats } from '../fixtures/repeatedZip';
@@ -144,27 +144,5 @@ describe('readZip: the same path more than once', () => {
     const read = readZip(zipWithRepeats([['tea/notes.md', 'one'], ['./tea/notes.md', 'two'], ['tea//notes.md', 'three']]));
     expect(read.files.map((file) => [file.path, new TextDecoder().decode(file.bytes)])).toEqual([['tea/notes.md', 'one']]);
     expect(read.refused.map((entry) => entry.path)).toEqual(['./tea/notes.md', 'tea//notes.md']);
-  });
-});
-
-describe('ZipWriter', () => {
-  it('writes stored and deflated entries with their modes and UTF-8 names, readable by fflate and readZip', () => {
-    const writer = new ZipWriter(1);
-    const text = strToU8('héllo '.repeat(200));
-    writer.add({ name: 'skill/SKILL.md', bytes: text, mode: 0o644, compress: true });
-    writer.add({ name: 'skill/scripts/run.sh', bytes: strToU8('#!/bin/sh\n'), mode: 0o755, compress: false });
-    writer.add({ name: 'skill/références/é.md', bytes: new Uint8Array(0), mode: 0o600, compress: true });
-    const zip = writer.finish();
-    const entries = unzipSync(zip);
-    expect(Object.keys(entries)).toEqual(['skill/SKILL.md', 'skill/scripts/run.sh', 'skill/références/é.md']);
-    expect(entries['skill/SKILL.md']).toEqual(text);
-    const read = readZip(zip);
-    expect(read.error).toBeNull();
-    expect(read.files.map((f) => [f.path, f.mode, f.executable])).toEqual([
-      ['skill/SKILL.md', 0o644, false],
-      ['skill/scripts/run.sh', 0o755, true],
-      ['skill/références/é.md', 0o600, false],
-    ]);
-    expect(zip.length).toBeLessThan(text.length);
   });
 });

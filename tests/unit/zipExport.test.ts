@@ -16,8 +16,8 @@ const CRLF_SKILL = '---\r\nname: alpha\r\ndescription: "Use for alpha: quoted, C
 const SCRIPT = '#!/usr/bin/env python3\nprint("hi")\n';
 
 describe('buildSkillsZip', () => {
-  it('puts <name>/SKILL.md at the top with exec bits for scripts', () => {
-    const bytes = buildSkillsZip([
+  it('puts <name>/SKILL.md at the top with exec bits for scripts', async () => {
+    const bytes = await buildSkillsZip([
       { folder: 'alpha', files: [{ path: 'SKILL.md', bytes: strToU8(CRLF_SKILL) }, { path: 'scripts/run.py', bytes: strToU8(SCRIPT), mode: 0o755 }] },
     ]);
     const entries = unzipSync(bytes);
@@ -48,7 +48,7 @@ describe('export → import round trip', () => {
 
     const exported = await collectSkill(source.engine, 'alpha');
     expect(exported).not.toBeNull();
-    const zip = buildSkillsZip([exported!]);
+    const zip = await buildSkillsZip([exported!]);
     const back = planImport(zip, { archiveName: 'alpha.zip' });
     expect(back.error).toBeNull();
     const files = Object.fromEntries(back.skills[0].files.map((f) => [f.path, f]));
@@ -69,7 +69,7 @@ describe('export → import round trip', () => {
     const t = createTestEngine();
     await t.manage({ action: 'create', name: 'beta', content: skillContent('beta') });
     await t.manage({ action: 'create', name: 'gamma', content: skillContent('gamma'), category: 'tools' });
-    const zip = buildSkillsZip(await collectAllSkills(t.engine));
+    const zip = await buildSkillsZip(await collectAllSkills(t.engine));
     expect(Object.keys(unzipSync(zip)).sort()).toEqual(['beta/SKILL.md', 'gamma/SKILL.md']);
   });
 });
@@ -94,15 +94,15 @@ describe('file modes from import to export', () => {
     const plan = planImport(archive());
     await applyImport(t.engine, plan, { [plan.skills[0].id]: { include: true } });
     const expected = { 'alpha/SKILL.md': 0o100644, 'alpha/scripts/plain.sh': 0o100644, 'alpha/scripts/run.sh': 0o100755, 'alpha/references/tool.py': 0o100750 };
-    expect(modesOf(buildSkillsZip([(await collectSkill(t.engine, 'alpha'))!]))).toEqual(expected);
+    expect(modesOf(await buildSkillsZip([(await collectSkill(t.engine, 'alpha'))!]))).toEqual(expected);
 
     expect((await t.manage({ action: 'write_file', name: 'alpha', file_path: 'references/notes.md', file_content: '# Notes\n' })).success).toBe(true);
     expect((await t.manage({ action: 'patch', name: 'alpha', old_string: '# alpha', new_string: '# Alpha' })).success).toBe(true);
     const after = await collectSkill(t.engine, 'alpha');
-    expect(modesOf(buildSkillsZip([after!]))).toEqual({ ...expected, 'alpha/references/notes.md': 0o100644 });
+    expect(modesOf(await buildSkillsZip([after!]))).toEqual({ ...expected, 'alpha/references/notes.md': 0o100644 });
 
     // The round trip: bytes and modes come back as they went in.
-    const back = planImport(buildSkillsZip([after!]));
+    const back = planImport(await buildSkillsZip([after!]));
     const files = Object.fromEntries(back.skills[0].files.map((f) => [f.path, f]));
     expect(files['scripts/plain.sh'].mode).toBe(0o644);
     expect(files['scripts/run.sh'].mode).toBe(0o755);
@@ -114,7 +114,7 @@ describe('file modes from import to export', () => {
     await t.manage({ action: 'create', name: 'beta', content: skillContent('beta') });
     await t.manage({ action: 'write_file', name: 'beta', file_path: 'scripts/go.sh', file_content: '#!/bin/sh\necho go\n' });
     await t.manage({ action: 'write_file', name: 'beta', file_path: 'scripts/data.txt', file_content: 'no shebang\n' });
-    expect(modesOf(buildSkillsZip([(await collectSkill(t.engine, 'beta'))!]))).toEqual({ 'beta/SKILL.md': 0o100644, 'beta/scripts/data.txt': 0o100644, 'beta/scripts/go.sh': 0o100755 });
+    expect(modesOf(await buildSkillsZip([(await collectSkill(t.engine, 'beta'))!]))).toEqual({ 'beta/SKILL.md': 0o100644, 'beta/scripts/data.txt': 0o100644, 'beta/scripts/go.sh': 0o100755 });
   });
 
   it('reads the modes of older imports, which recorded only the executable paths', () => {
@@ -125,7 +125,7 @@ describe('file modes from import to export', () => {
 });
 
 describe('exportAllSkills', () => {
-  it('reports the two phases, groups the problems by kind and zips every skill', async () => {
+  it('reports the three phases (reading, checking, zipping: files), groups the problems by kind and zips every skill', async () => {
     const t = createTestEngine();
     await t.manage({ action: 'create', name: 'beta', content: skillContent('beta') });
     await t.manage({ action: 'create', name: 'gamma', content: '---\nname: gamma\ndescription: Use for gamma work.\nrequires:\n  mcp: [rube]\n---\n\n# Gamma\n' });
@@ -133,7 +133,7 @@ describe('exportAllSkills', () => {
     const result = await exportAllSkills(t.engine, { onProgress: (p) => phases.push(p) });
     expect(result.count).toBe(2);
     expect(Object.keys(unzipSync(result.zip)).sort()).toEqual(['beta/SKILL.md', 'gamma/SKILL.md']);
-    expect([...new Set(phases.map((p) => p.phase))]).toEqual(['Reading skills', 'Writing the archive']);
+    expect([...new Set(phases.map((p) => p.phase))]).toEqual(['Reading skills', 'Checking skills', 'Writing the archive']);
     expect(phases.at(-1)).toEqual({ phase: 'Writing the archive', done: 2, total: 2 });
     expect(result.report.kinds.map((k) => [k.kind.id, k.count, k.skills.map((s) => s.name)])).toEqual([['unexpected-fields', 1, ['gamma']]]);
     expect(result.report).toMatchObject({ total: 2, incompatible: 0, advisoryOnly: 1 });
@@ -172,7 +172,7 @@ describe('export and import of the gate evidence', () => {
     const skillMd = await source.files.read('skills/alpha/SKILL.md');
     const exported = (await collectSkill(source.engine, 'alpha'))!;
     expect(exported.files.map((f) => f.path).sort()).toEqual(['SKILL.md', 'evals/evals.json', VERIFICATION_SIDECAR_FILE]);
-    const archive = buildSkillsZip([exported]);
+    const archive = await buildSkillsZip([exported]);
     const entries = unzipSync(archive);
     expect(entries['alpha/SKILL.md']).toEqual(skillMd);
     expect(new TextDecoder().decode(entries['alpha/evals/evals.json'])).toBe(EVALS);

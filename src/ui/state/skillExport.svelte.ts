@@ -92,7 +92,7 @@ class SkillExport {
       return;
     }
     if (this.pendingExport?.name === name) this.pendingExport = null;
-    downloadBytes(buildSkillsZip([skill]), `${name}.zip`);
+    downloadBytes(await buildSkillsZip([skill]), `${name}.zip`);
     const advisory = problems.length > 0 ? ` ${problems.length} advisory note${problems.length === 1 ? '' : 's'}: ${problems.map((p) => problemKind(p.kind).label).join(', ')}.` : '';
     this.#notify(name, `Downloaded ${name}.zip.${advisory}`);
   };
