@@ -19,6 +19,8 @@ async function openSettings(page: Page): Promise<void> {
 /** A profile with skills (a binary file, an executable script, cases), usage, ledger, a verdict, memory, two chats and an API key. */
 async function populate(page: Page): Promise<void> {
   await page.evaluate(async (apiKey) => {
+    // Read the handle once it is ready (a page that reloaded after openSettings has a new one).
+    await globalThis.knack!.ready;
     const k = globalThis.knack!;
     const files = k.files!;
     await files.write('skills/tools/alpha/SKILL.md', '---\nname: alpha\ndescription: Use when alpha work is asked for.\n---\n\n# Alpha\n\nRun scripts/run.sh.\n');
@@ -52,6 +54,7 @@ interface ProfileDump {
 /** Every profile file's bytes and every record of the backed-up stores, as the app reads them. */
 function dump(page: Page): Promise<ProfileDump> {
   return page.evaluate(async (tables) => {
+    await globalThis.knack!.ready;
     const k = globalThis.knack!;
     const files: Record<string, number[]> = {};
     for (const root of ['skills', 'memories']) {
