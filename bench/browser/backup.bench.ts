@@ -60,6 +60,9 @@ async function populate(k: KnackHandle): Promise<void> {
 
 async function removeBenchData(k: KnackHandle): Promise<void> {
   await k.files.deleteTree(CATEGORY);
+  // The catalogue still lists the restored skills; later benches (the chat's skills_list) must not.
+  const app = k.app as { skills(): Promise<{ engine: { catalog: { rescan(): Promise<void> } } }> } | undefined;
+  await (await app?.skills())?.engine.catalog.rescan();
   const db = k.db as unknown as RawDb;
   const tx = db.transaction(['usage', 'ledger', 'blobs', 'sessions', 'messages'], 'readwrite');
   const deletes: Promise<unknown>[] = [];
