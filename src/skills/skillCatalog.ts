@@ -172,15 +172,20 @@ export async function scanLibrary(
   let visited = 0;
   let discovered = 1;
   const visit = async (dir: string) => {
-    const entries = await files.list(dir);
+    // One call lists the folder and reads its SKILL.md / DESCRIPTION.md through the listing's
+    // handles where the store can (OPFS); otherwise a read per file that the listing shows.
+    const wanted = dir === root ? [] : ['SKILL.md', CATEGORY_DESCRIPTION_FILE];
+    const listed = files.listAndRead ? await files.listAndRead(dir, wanted) : { entries: await files.list(dir), texts: null };
+    const entries = listed.entries;
     const has = (name: string) => entries.some((e) => e.kind === 'file' && e.name === name);
-    const text = dir !== root && has('SKILL.md') ? await files.readText(`${dir}/SKILL.md`) : null;
+    const readListed = async (name: string) => (listed.texts ? (listed.texts.get(name) ?? null) : files.readText(`${dir}/${name}`));
+    const text = dir !== root && has('SKILL.md') ? await readListed('SKILL.md') : null;
     if (text !== null) {
       found.push({ dir, text });
       // Parsing here, while the other visits wait on OPFS, overlaps the CPU with the reads.
       options.onSkill?.(dir, text);
     } else if (dir !== root && has(CATEGORY_DESCRIPTION_FILE)) {
-      const description = await files.readText(`${dir}/${CATEGORY_DESCRIPTION_FILE}`);
+      const description = await readListed(CATEGORY_DESCRIPTION_FILE);
       const shown = description === null ? '' : categoryDescriptionOf(description);
       if (shown) categoryDescriptions.set(dir.slice(root.length + 1), shown);
     }

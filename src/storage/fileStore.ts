@@ -35,6 +35,11 @@ export interface FileStore {
    * needs no lookup of its own (an export reads thousands). A file gone meanwhile reads null.
    */
   walkFiles?(dir: string): Promise<WalkedFile[]>;
+  /**
+   * Optional: `list`, plus the text of the listed files named in `read`, read through the
+   * handles the listing gave (no lookup per file: a rescan reads one SKILL.md per folder).
+   */
+  listAndRead?(dir: string, read: readonly string[]): Promise<{ entries: FileEntry[]; texts: Map<string, string> }>;
 }
 
 /** Serialises read-modify-write sections across tabs and workers (Web Locks in the browser). */

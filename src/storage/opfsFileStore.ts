@@ -194,24 +194,38 @@ export class OpfsFileStore implements FileStore {
   }
 
   async list(dir: string): Promise<FileEntry[]> {
+    return (await this.listAndRead(dir, [])).entries;
+  }
+
+  async listAndRead(dir: string, read: readonly string[]): Promise<{ entries: FileEntry[]; texts: Map<string, string> }> {
     const key = splitPath(dir).join('/');
+    const texts = new Map<string, string>();
     const entries = await this.inDirectory(
       dir,
       false,
       [],
       async (handle) => {
         const found: FileEntry[] = [];
+        const reads: Promise<void>[] = [];
         for await (const [name, child] of (handle as IterableDirectoryHandle).entries()) {
           found.push({ name, kind: child.kind });
           // Listing hands out the subdirectories' handles: a scan that lists a category and
           // then reads each skill in it saves one lookup per skill.
           if (child.kind === 'directory') this.rememberDirectory(key ? `${key}/${name}` : name, child as FileSystemDirectoryHandle);
+          else if (read.includes(name)) {
+            reads.push(
+              readHandle(child as FileSystemFileHandle).then((bytes) => {
+                if (bytes !== null) texts.set(name, textDecoder.decode(bytes));
+              }),
+            );
+          }
         }
+        await Promise.all(reads);
         return found;
       },
       { notFoundIsMissing: false },
     );
-    return entries.sort(byName);
+    return { entries: entries.sort(byName), texts };
   }
 
   /** Every file under `dir`, temp files included (the recovery sweep needs to see them). */

@@ -85,3 +85,25 @@ test('walkFiles hands out a reader per file that needs no lookup; a file removed
   ]);
   expect(result.missing).toEqual([]);
 });
+
+test('listAndRead lists a folder and reads just the named files through the listing', async ({ page }) => {
+  await openApp(page);
+  const result = await page.evaluate(async (root) => {
+    const files = globalThis.knack!.files!;
+    await files.deleteTree(`${root}-list`);
+    await files.write(`${root}-list/s/SKILL.md`, '---\nname: s\n---\n');
+    await files.write(`${root}-list/s/other.md`, 'not read');
+    await files.write(`${root}-list/s/references/notes.md`, 'notes');
+    const listed = await files.listAndRead!(`${root}-list/s`, ['SKILL.md', 'DESCRIPTION.md']);
+    const missing = await files.listAndRead!(`${root}-list/none`, ['SKILL.md']);
+    await files.deleteTree(`${root}-list`);
+    return { entries: listed.entries, texts: [...listed.texts], missing: { entries: missing.entries, texts: [...missing.texts] } };
+  }, ROOT);
+  expect(result.entries).toEqual([
+    { name: 'SKILL.md', kind: 'file' },
+    { name: 'other.md', kind: 'file' },
+    { name: 'references', kind: 'directory' },
+  ]);
+  expect(result.texts).toEqual([['SKILL.md', '---\nname: s\n---\n']]);
+  expect(result.missing).toEqual({ entries: [], texts: [] });
+});
