@@ -53,27 +53,10 @@ export class IdbSessionBackend implements SessionBackend {
     });
   }
 
+  /** One message: a batch of one, so it shares the batch's seq rule and all-or-nothing write. */
   async appendMessage(sessionId: string, build: (seq: number) => ChatMessage): Promise<ChatMessage> {
-    return this.write('a chat message', async () => {
-      const tx = this.db.transaction(['sessions', 'messages'], 'readwrite');
-      const sessions = tx.objectStore('sessions');
-      const messages = tx.objectStore('messages');
-      const session = (await sessions.get(sessionId)) as ChatSession | undefined;
-      if (!session) {
-        tx.abort();
-        await tx.done.catch(() => undefined);
-        throw new SessionNotFoundError(sessionId);
-      }
-      // The last seq, read inside the transaction: two tabs appending get distinct seqs.
-      const last = await messages.index('bySessionSeq').openCursor(sessionRange(sessionId), 'prev');
-      const message = build(last ? last.value.seq + 1 : 0);
-      await Promise.all([
-        messages.put(message),
-        sessions.put({ ...session, updatedAt: Math.max(session.updatedAt, message.createdAt), messageCount: (session.messageCount ?? 0) + 1 }),
-        tx.done,
-      ]);
-      return message;
-    });
+    const [message] = await this.appendMessages(sessionId, (seq) => [build(seq)]);
+    return message!;
   }
 
   async appendMessages(sessionId: string, build: (firstSeq: number) => ChatMessage[]): Promise<ChatMessage[]> {
@@ -87,6 +70,7 @@ export class IdbSessionBackend implements SessionBackend {
         await tx.done.catch(() => undefined);
         throw new SessionNotFoundError(sessionId);
       }
+      // The last seq, read inside the transaction: two tabs appending get distinct seqs.
       const last = await messages.index('bySessionSeq').openCursor(sessionRange(sessionId), 'prev');
       const batch = build(last ? last.value.seq + 1 : 0);
       const latest = batch.reduce((at, message) => Math.max(at, message.createdAt), session.updatedAt);

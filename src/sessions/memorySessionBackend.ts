@@ -43,15 +43,8 @@ export class MemorySessionBackend implements SessionBackend {
   }
 
   async appendMessage(sessionId: string, build: (seq: number) => ChatMessage): Promise<ChatMessage> {
-    const session = this.sessions.get(sessionId);
-    if (!session) throw new SessionNotFoundError(sessionId);
-    const list = this.bySession.get(sessionId)!;
-    const seq = list.length > 0 ? list[list.length - 1]!.seq + 1 : 0;
-    const message = build(seq);
-    list.push(copy(message));
-    this.messagesById.set(message.id, list[list.length - 1]!);
-    this.sessions.set(sessionId, { ...session, updatedAt: Math.max(session.updatedAt, message.createdAt), messageCount: list.length });
-    return message;
+    const [message] = await this.appendMessages(sessionId, (seq) => [build(seq)]);
+    return message!;
   }
 
   async appendMessages(sessionId: string, build: (firstSeq: number) => ChatMessage[]): Promise<ChatMessage[]> {
