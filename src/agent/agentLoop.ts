@@ -18,7 +18,19 @@ export type AgentEvent =
   | { type: 'tool-call'; call: ToolCall }
   /** `result` is the JSON text the model gets; `outcome` the same result as fields, for readers in code. */
   | { type: 'tool-result'; call: ToolCall; result: string; success: boolean; outcome: ToolOutcome }
-  | { type: 'message'; message: ChatMessage };
+  | { type: 'message'; message: ChatMessage }
+  /** The server's count of a call's prompt, beside the count the request was fitted with. */
+  | { type: 'usage'; promptTokens: number; estimated: number | null };
+
+/** One model call's request, as `prepareCall` fitted it to the window (docs/context-window.md). */
+export interface PreparedRequest {
+  systemPrompt: string;
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  maxTokens?: number;
+  /** The request's tokens as counted when it was fitted. */
+  tokens?: number;
+}
 
 export type TurnEnd = 'final' | 'stopped' | 'iteration-limit' | 'error';
 
@@ -53,6 +65,17 @@ export interface AgentTurnOptions {
   onEvent?: (event: AgentEvent) => void;
   /** Whether this turn counts as a user turn for `turnsSinceMemory` (the review's does not). */
   countsAsUserTurn?: boolean;
+  /**
+   * Builds each model call's request, fitted to the model's window (docs/context-window.md); it
+   * runs before every call, so tool results piling up within a turn are fitted too. Without it:
+   * the system prompt, the history and what the turn added, with all the registry's tools.
+   */
+  prepareCall?: (added: readonly ChatMessage[]) => Promise<PreparedRequest>;
+  /**
+   * A context-length refusal (the window was smaller than known): true when the request has been
+   * made to fit and the call may be sent again. Asked once per turn.
+   */
+  recoverFromLength?: (error: ProviderError) => Promise<boolean>;
 }
 
 export const DEFAULT_MAX_ITERATIONS = 24;
@@ -92,18 +115,22 @@ interface ModelReply {
 }
 
 /** One model call, streamed: deltas and calls are reported as they arrive. */
-async function callModel(options: AgentTurnOptions, messages: ChatMessage[], tools: ToolSpec[], ids: ToolCallIds): Promise<ModelReply> {
+async function callModel(options: AgentTurnOptions, request: PreparedRequest, ids: ToolCallIds): Promise<ModelReply> {
   const { provider, signal, onEvent } = options;
   const reply: ModelReply = { text: '', calls: [], stopped: false, cutOff: false };
   try {
+    const tools = request.tools ?? [];
     const stream = provider.stream({
-      messages: [{ role: 'system', content: options.systemPrompt }, ...messages],
+      messages: [{ role: 'system', content: request.systemPrompt }, ...request.messages],
       tools: tools.length ? tools : undefined,
       temperature: options.temperature,
+      ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
       signal,
     });
     for await (const part of stream) {
-      if (part.type === 'text-delta') {
+      if (part.type === 'usage' && part.usage.promptTokens !== undefined) {
+        onEvent?.({ type: 'usage', promptTokens: part.usage.promptTokens, estimated: request.tokens ?? null });
+      } else if (part.type === 'text-delta') {
         reply.text += part.text;
         onEvent?.({ type: 'text-delta', text: part.text });
       } else if (part.type === 'reasoning-delta') {
@@ -186,7 +213,9 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<TurnResul
     onEvent?.({ type: 'message', message });
   };
   const tools = toolSpecs(registry);
+  const prepare = options.prepareCall ?? (async (turn: readonly ChatMessage[]) => ({ systemPrompt: options.systemPrompt, messages: [...options.history, ...turn], tools }));
   const ids = new ToolCallIds(options.history);
+  let lengthRetried = false;
   let modelCalls = 0;
 
   const result = (end: TurnEnd, finalReply: string | null, error?: Error): TurnResult => ({
@@ -204,7 +233,13 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<TurnResul
     modelCalls += 1;
     onEvent?.({ type: 'model-call', iteration });
 
-    const { text, calls, stopped, cutOff, error } = await callModel(options, [...options.history, ...added], tools, ids);
+    let reply = await callModel(options, await prepare(added), ids);
+    if (reply.error instanceof ProviderError && reply.error.contextTooLong && !reply.text && options.recoverFromLength && !lengthRetried && !signal?.aborted) {
+      // The window was smaller than known: it is learned, the request made to fit, and sent once more.
+      lengthRetried = true;
+      if (await options.recoverFromLength(reply.error)) reply = await callModel(options, await prepare(added), ids);
+    }
+    const { text, calls, stopped, cutOff, error } = reply;
     if (error) {
       if (text) emitMessage({ role: 'assistant', content: text });
       return result('error', null, error);

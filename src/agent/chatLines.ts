@@ -73,3 +73,22 @@ export function messageToStore(line: ChatLine): NewMessage {
     ...(line.name !== undefined ? { name: line.name } : {}),
   };
 }
+
+const TITLE_CHARS = 60;
+
+/** A session title from the first message: its first line, cut at a word. */
+export function titleFrom(text: string): string {
+  const line = text.trim().split('\n')[0]!.replace(/\s+/g, ' ').trim();
+  if (line.length <= TITLE_CHARS) return line;
+  const cut = line.slice(0, TITLE_CHARS);
+  const space = cut.lastIndexOf(' ');
+  return `${space > 20 ? cut.slice(0, space) : cut}…`;
+}
+
+const INVOCATION = /^\[The user loaded the skill "([^"]+)" for this request\. Follow it\.\]\n\n<skill name="[^"]*">\n[\s\S]*\n<\/skill>\n\n([\s\S]*)$/;
+
+/** For a `/<skill>` message: the skill's name and what the user asked, for display. */
+export function skillInvocationOf(content: string): { skill: string; request: string } | null {
+  const match = INVOCATION.exec(content);
+  return match ? { skill: match[1]!, request: match[2]! } : null;
+}

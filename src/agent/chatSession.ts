@@ -6,110 +6,23 @@
  * learning loop. It reports what changed through one listener; the UI renders that.
  * Plain TypeScript, no DOM (docs/architecture.md): it runs the same under Vitest with in-memory stores.
  */
-import { DEFAULT_MAX_ITERATIONS, runAgentTurn, type AgentEvent, type TurnEnd } from './agentLoop';
-import type { LearningCounters, LearningIntervals } from './learningCounters';
+import { DEFAULT_MAX_ITERATIONS, runAgentTurn, toolSpecs, type AgentEvent, type TurnEnd } from './agentLoop';
+import { budgetHost, promptFitOf, providerSummariser, TurnBudget, type TurnBudgetHost } from './chatContext';
+import { planFor, type ContextUsage } from './contextBudget';
+import type { PromptFit } from './sessionPrompt';
 import { buildSkillInvocation } from '../skills/skillInvocation';
 import { ProviderError, type ChatMessage as ModelMessage, type ChatProvider } from '../providers/provider';
-import type { ChatSession as SessionRecord, SessionModelChoice, SessionStore } from '../sessions/sessionStore';
-import type { ToolRegistry } from '../tools/toolRegistry';
+import type { ChatSession as SessionRecord } from '../sessions/sessionStore';
+import type { ChatSessionDeps, ChatSessionEvent, ChatSessionListener, ReplyNotice, TurnProblem } from './chatSessionTypes';
 import { createWriteContext } from '../tools/writeContext';
-import { lineFromModel, lineFromStored, messageToStore, type ChatLine } from './chatLines';
+import { lineFromModel, lineFromStored, messageToStore, titleFrom, type ChatLine } from './chatLines';
 import { toModelHistory } from './modelHistory';
 
-export { lineFromModel, lineFromStored, messageToStore, type ChatLine } from './chatLines';
+export { lineFromModel, lineFromStored, messageToStore, skillInvocationOf, titleFrom, type ChatLine } from './chatLines';
 export { toModelHistory } from './modelHistory';
 
-export interface TurnLearning {
-  /** The user is starting a turn: a running review for the session gives way (never awaited). */
-  beforeUserTurn(sessionId: string): void;
-  /**
-   * The finalizer: returns the counters to persist for the session. `messages` (the whole session
-   * as the model sees it) is built when first read: most turns schedule no review and never need it.
-   */
-  afterTurn(report: {
-    sessionId: string;
-    readonly messages: ModelMessage[];
-    systemPrompt: string;
-    counters: LearningCounters;
-    /** The intervals this turn counted with (from the settings of the moment). */
-    intervals: LearningIntervals;
-    end: TurnEnd;
-    finalReply: string | null;
-  }): LearningCounters | Promise<LearningCounters>;
-}
+export type { ChatSessionDeps, ChatSessionEvent, ChatSessionListener, ReplyNotice, SkillLoader, TurnLearning, TurnProblem } from './chatSessionTypes';
 
-/** Reads skills for `/<skill>` invocations. */
-export interface SkillLoader {
-  /** The SKILL.md text of the named skill, or null when there is none. */
-  read(name: string): Promise<string | null>;
-  /** Counts an explicit load as a use (the curator and the library show it). */
-  bumpUse(name: string): Promise<unknown>;
-}
-
-export interface ChatSessionDeps {
-  store: SessionStore;
-  registry: ToolRegistry;
-  /**
-   * The system prompt for a new session: instructions, guidance, the memory snapshot and the
-   * skill index ranked against the first user message. Called once per session.
-   */
-  buildSystemPrompt(firstUserMessage: string): Promise<string>;
-  /** The provider from the settings of the moment (they may change between turns). */
-  provider(): Promise<ChatProvider>;
-  /** The provider and model a new session is stored with (chosen in the chat header). */
-  chatModel?(): SessionModelChoice | null;
-  intervals(): LearningIntervals;
-  learning: TurnLearning;
-  skills?: SkillLoader;
-  temperature?: number;
-  maxIterations?: number;
-}
-
-/** Why a turn did not end with a reply, in words the user can act on. */
-export interface TurnProblem {
-  message: string;
-  hint: string;
-}
-
-export type ChatSessionEvent =
-  /**
-   * The conversation changed: read `controller.lines`. Line objects are never changed once there
-   * (a change is a new object in its place), and every line before `from` is the same object as
-   * at the previous `lines` event, so a listener redoes only what follows it and copies the list
-   * only when it needs its own (docs/chat.md, "Rendering"). No copy is made per event: a turn of
-   * thousands of lines would make a copy of the whole list per line.
-   */
-  | { type: 'lines'; from: number }
-  /** The text of the model call in progress, whole ('' when a call starts). */
-  | { type: 'draft'; text: string }
-  | { type: 'session'; session: SessionRecord }
-  | { type: 'turn-start' }
-  /** `notice`: the reply ended cut off, or empty; the line is flagged and says so. */
-  | { type: 'turn-end'; end: TurnEnd; problem: TurnProblem | null; notice?: ReplyNotice };
-
-/** What the chat says under a reply that did not end normally (besides Stop and errors). */
-export type ReplyNotice = 'cut-off' | 'empty';
-
-export type ChatSessionListener = (event: ChatSessionEvent) => void;
-
-const TITLE_CHARS = 60;
-
-/** A session title from the first message: its first line, cut at a word. */
-export function titleFrom(text: string): string {
-  const line = text.trim().split('\n')[0]!.replace(/\s+/g, ' ').trim();
-  if (line.length <= TITLE_CHARS) return line;
-  const cut = line.slice(0, TITLE_CHARS);
-  const space = cut.lastIndexOf(' ');
-  return `${space > 20 ? cut.slice(0, space) : cut}…`;
-}
-
-const INVOCATION = /^\[The user loaded the skill "([^"]+)" for this request\. Follow it\.\]\n\n<skill name="[^"]*">\n[\s\S]*\n<\/skill>\n\n([\s\S]*)$/;
-
-/** For a `/<skill>` message: the skill's name and what the user asked, for display. */
-export function skillInvocationOf(content: string): { skill: string; request: string } | null {
-  const match = INVOCATION.exec(content);
-  return match ? { skill: match[1]!, request: match[2]! } : null;
-}
 
 function problemOf(error: unknown): TurnProblem {
   if (error instanceof ProviderError) return { message: error.message, hint: error.hint };
@@ -261,7 +174,7 @@ export class ChatController {
   /** Creates the session on its first message, freezing the system prompt. */
   async #ensureSession(firstUserMessage: string): Promise<SessionRecord> {
     if (this.#session) return this.#session;
-    const snapshot = await this.deps.buildSystemPrompt(firstUserMessage);
+    const snapshot = await this.deps.buildSystemPrompt(firstUserMessage, await this.#promptFitNow());
     this.#session = await this.deps.store.create({ title: titleFrom(firstUserMessage), snapshot, chatModel: this.deps.chatModel?.() ?? null });
     this.#emit({ type: 'session', session: this.#session });
     return this.#session;
@@ -302,6 +215,7 @@ export class ChatController {
     this.deps.learning.beforeUserTurn(session.id);
     const systemPrompt = await this.#systemPrompt(session);
     const provider = await this.deps.provider();
+    const budget = await this.#turnBudget(provider, signal);
     const history = toModelHistory(this.#lines);
     const before = this.#lines.length;
     const recorder = this.#turnRecorder(session.id);
@@ -317,7 +231,20 @@ export class ChatController {
       maxIterations: this.deps.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       signal,
       ...(this.deps.temperature !== undefined ? { temperature: this.deps.temperature } : {}),
-      onEvent: recorder.onEvent,
+      ...(budget
+        ? {
+            prepareCall: async () => {
+              const call = await budget.keeper.prepare();
+              this.#emit({ type: 'context', usage: budget.usage });
+              return call;
+            },
+            recoverFromLength: (error: ProviderError) => budget.recover(error),
+          }
+        : {}),
+      onEvent: (event) => {
+        if (event.type === 'usage') budget?.observe(event.estimated, event.promptTokens);
+        recorder.onEvent(event);
+      },
     });
     await recorder.stored();
     const end = result.end;
@@ -341,6 +268,58 @@ export class ChatController {
     });
     this.#session = await this.deps.store.updateCounters(session.id, counters);
     return { end, problem, ...(notice ? { notice } : {}) };
+  }
+
+  /** The window budget of a turn with this provider, or null when no window is known (docs/context-window.md). */
+  async #turnBudget(provider: ChatProvider, signal?: AbortSignal): Promise<TurnBudget | null> {
+    const context = (await this.deps.context?.(provider)) ?? null;
+    if (!context) return null;
+    return new TurnBudget(context, toolSpecs(this.deps.registry), this.#budgetHost(), providerSummariser(provider, signal));
+  }
+
+  #budgetHost(): TurnBudgetHost {
+    return budgetHost({
+      lines: () => this.#lines,
+      session: () => this.#session!,
+      store: this.deps.store,
+      setSession: (session) => {
+        this.#session = session;
+      },
+      buildSystemPrompt: this.deps.buildSystemPrompt,
+      emit: (event) => this.#emit(event),
+    });
+  }
+
+  /** The prompt limits of the chat model's window, for a new session's prompt (undefined: no window known). */
+  async #promptFitNow(): Promise<PromptFit | undefined> {
+    const context = this.deps.context ? await this.deps.context(await this.deps.provider()) : null;
+    return context ? promptFitOf(planFor(context.window, context.compactShare)) : undefined;
+  }
+
+  /**
+   * Summarises the middle of the conversation now (the chat's **Compact now**). Returns what
+   * happened; false while a reply runs or with no window known.
+   */
+  async compactNow(): Promise<'compacted' | 'nothing' | 'failed' | false> {
+    if (this.#running || !this.#session) return false;
+    this.#running = true;
+    try {
+      const budget = await this.#turnBudget(await this.deps.provider());
+      if (!budget) return false;
+      const outcome = await budget.keeper.compactNow();
+      this.#emit({ type: 'context', usage: budget.usage ?? (await budget.keeper.measure()) });
+      return outcome;
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  /** Measures what the conversation takes of the window without a model call (the meter on opening). */
+  async measureContext(): Promise<ContextUsage | null> {
+    const budget = this.#session ? await this.#turnBudget(await this.deps.provider()) : null;
+    const usage = budget ? await budget.keeper.measure() : null;
+    this.#emit({ type: 'context', usage });
+    return usage;
   }
 
   /**
@@ -444,6 +423,9 @@ export class ChatController {
 
   async #truncateAfter(seq: number): Promise<void> {
     await this.deps.store.truncateAfter(this.#session!.id, seq);
+    // A summary of messages that are gone (an edit or a regenerate before its end) no longer holds.
+    const summary = this.#session!.summary;
+    if (summary && summary.throughSeq >= seq) this.#session = await this.deps.store.setSummary(this.#session!.id, null);
     const kept = this.#lines.filter((line) => line.seq <= seq && !line.transient);
     let same = 0;
     while (same < kept.length && kept[same] === this.#lines[same]) same++;

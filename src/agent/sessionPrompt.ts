@@ -17,26 +17,37 @@ const TOOLSET_OF: Record<string, string> = {
   session_search: 'session_search',
 };
 
+/** A model window's limits on the prompt's parts (src/agent/contextBudget.ts `planFor`). */
+export interface PromptFit {
+  indexTokens: number;
+  memoryTokens: number;
+}
+
 export interface SessionPromptSources {
   registry: ToolRegistry;
   index: SkillIndex;
   skillSettings(): SkillSettings;
-  /** The memory block of the prompt ("" when memory is empty or off). */
-  memorySnapshot(): Promise<string>;
+  /** The memory block of the prompt ("" when memory is empty or off), within `maxChars` when given. */
+  memorySnapshot(limit?: { maxChars: number; relevantTo: string }): Promise<string>;
 }
 
-export function sessionPromptBuilder(sources: SessionPromptSources): (firstUserMessage: string) => Promise<string> {
-  return async (firstUserMessage) => {
+/** Characters per token the budgets below assume, as the index does (src/skills/skillIndex.ts). */
+const CHARS_PER_TOKEN = 4;
+
+export type SessionPromptBuilder = (firstUserMessage: string, fit?: PromptFit) => Promise<string>;
+
+export function sessionPromptBuilder(sources: SessionPromptSources): SessionPromptBuilder {
+  return async (firstUserMessage, fit) => {
     const tools = sources.registry.names();
     const settings = sources.skillSettings();
     const toolsets = new Set(tools.map((tool) => TOOLSET_OF[tool]).filter((set): set is string => set !== undefined));
     const [memorySnapshot, skillIndex] = await Promise.all([
-      sources.memorySnapshot(),
+      fit ? sources.memorySnapshot({ maxChars: fit.memoryTokens * CHARS_PER_TOKEN, relevantTo: firstUserMessage }) : sources.memorySnapshot(),
       sources.index.render({
         platform: settings.platform,
         disabled: settings.disabled,
         available: { tools: new Set(tools), toolsets },
-        tokenBudget: settings.indexTokenBudget,
+        tokenBudget: fit ? Math.min(settings.indexTokenBudget, fit.indexTokens) : settings.indexTokenBudget,
         firstUserMessage,
       }),
     ]);

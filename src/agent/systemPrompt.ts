@@ -26,3 +26,25 @@ export function buildSystemPrompt(parts: SystemPromptParts): string {
   if (parts.skillIndex.trim()) sections.push(parts.skillIndex.trim());
   return sections.join('\n\n');
 }
+
+/** The heading the skill index starts with (src/skills/skillIndex.ts). */
+const INDEX_START = '\n\n## Skills\n';
+/** Memory blocks open with a rule line of this character (src/memory/memoryStore.ts). */
+const MEMORY_RULE_CHAR = '═';
+
+/**
+ * A frozen system prompt split into what the context meter shows: Knack's instructions and
+ * guidance, the memory snapshot and the skill index. Found by their fixed openings, so a prompt
+ * stored by any version can be measured.
+ */
+export function systemPromptParts(prompt: string): { instructions: string; memory: string; skills: string } {
+  const indexAt = prompt.indexOf(INDEX_START);
+  const skills = indexAt >= 0 ? prompt.slice(indexAt + 2) : '';
+  const before = indexAt >= 0 ? prompt.slice(0, indexAt) : prompt;
+  const memoryAt = before.indexOf(`\n\n${MEMORY_RULE_CHAR}`);
+  return {
+    instructions: memoryAt >= 0 ? before.slice(0, memoryAt) : before,
+    memory: memoryAt >= 0 ? before.slice(memoryAt + 2) : '',
+    skills,
+  };
+}

@@ -39,7 +39,7 @@ export function createChatServices(parts: {
       registry,
       index: skills.index,
       skillSettings: () => settings.get('skills'),
-      memorySnapshot: async () => (await memory.snapshot()).text,
+      memorySnapshot: async (limit) => (await memory.snapshot(limit)).text,
     }),
     skills: {
       async read(name) {

@@ -16,7 +16,7 @@ export interface MemoryServices {
   store: MemoryStore;
   tool: ToolDefinition;
   /** The frozen snapshot for a new session's system prompt (respects the enabled switches). */
-  snapshot(): Promise<MemorySnapshot>;
+  snapshot(limit?: { maxChars: number; relevantTo: string }): Promise<MemorySnapshot>;
 }
 
 export function createMemoryServices(storage: KnackServices, settings: KnackSettingsService): MemoryServices {
@@ -36,9 +36,9 @@ export function createMemoryServices(storage: KnackServices, settings: KnackSett
   return {
     store,
     tool,
-    snapshot: () => {
+    snapshot: (limit) => {
       const current = settings.get('memory');
-      return store.memorySnapshot({ memoryEnabled: current.memoryEnabled, userEnabled: current.userProfileEnabled });
+      return store.memorySnapshot({ memoryEnabled: current.memoryEnabled, userEnabled: current.userProfileEnabled, ...(limit ?? {}) });
     },
   };
 }

@@ -94,3 +94,26 @@ export function detectDrift(raw: string | null, limit: number): string | null {
   if (oversized) return `one entry is ${formatCount(oversized.length)} characters, more than the whole store's limit of ${formatCount(limit)}`;
   return null;
 }
+
+const wordsOf = (text: string) => new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 2));
+
+/**
+ * The entries a shrunken snapshot keeps (docs/context-window.md, "Memory"): within `maxChars`,
+ * entries sharing words with the conversation's request first, then the newest (the files
+ * append, so later entries are the more recent); the kept ones stay in file order.
+ */
+export function mostUsefulEntries(entries: readonly string[], maxChars: number, relevantTo = ''): string[] {
+  if (usedChars(entries) <= maxChars) return [...entries];
+  const request = wordsOf(relevantTo);
+  const score = (entry: string) => [...wordsOf(entry)].filter((word) => request.has(word)).length;
+  const order = entries.map((entry, at) => ({ entry, at, score: score(entry) })).sort((a, b) => b.score - a.score || b.at - a.at);
+  const kept = new Set<number>();
+  let used = 0;
+  for (const { entry, at } of order) {
+    const cost = entry.length + (kept.size ? ENTRY_DELIMITER.length : 0);
+    if (used + cost > maxChars) continue;
+    kept.add(at);
+    used += cost;
+  }
+  return entries.filter((_, at) => kept.has(at));
+}

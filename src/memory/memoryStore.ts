@@ -22,6 +22,7 @@ import {
   type MemoryTarget,
   detectDrift,
   joinEntries,
+  mostUsefulEntries,
   parseEntries,
   previewEntry,
   usageFraction,
@@ -76,6 +77,13 @@ export interface MemoryFileState {
 export interface MemorySnapshotOptions {
   memoryEnabled?: boolean;
   userEnabled?: boolean;
+  /**
+   * The characters both blocks' entries may take together, for a small model window: past it the
+   * most useful entries are kept (`mostUsefulEntries`), the user profile's share first.
+   */
+  maxChars?: number;
+  /** The request the entries are ranked against when they must shrink. */
+  relevantTo?: string;
 }
 
 /**
@@ -139,13 +147,17 @@ export class MemoryStore {
   async memorySnapshot(options: MemorySnapshotOptions = {}): Promise<MemorySnapshot> {
     const enabled: Record<MemoryTarget, boolean> = { memory: options.memoryEnabled ?? true, user: options.userEnabled ?? true };
     const blocks: Partial<Record<MemoryTarget, string | null>> = {};
-    for (const target of ['memory', 'user'] as const) {
+    let room = options.maxChars ?? Infinity;
+    // The user profile first: it spares the user from repeating themselves (docs/context-window.md).
+    for (const target of ['user', 'memory'] as const) {
       if (!enabled[target]) {
         blocks[target] = null;
         continue;
       }
       const state = await this.read(target);
-      const shown = state.entries.map((entry) => {
+      const kept = room === Infinity ? state.entries : mostUsefulEntries(state.entries, room, options.relevantTo);
+      room -= usedChars(kept);
+      const shown = kept.map((entry) => {
         const threats = findMemoryThreats(entry);
         if (threats.length === 0) return entry;
         const ids = [...new Set(threats.map((t) => t.id))].join(', ');

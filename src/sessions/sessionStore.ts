@@ -58,6 +58,22 @@ export interface ChatSession extends SessionRecord {
    * chats had one: those use the default provider's model until the user picks one.
    */
   chatModel?: SessionModelChoice;
+  /**
+   * The summary of the conversation's middle, once it outgrew the model's window
+   * (docs/context-window.md, "Compaction"). The messages it covers stay stored and searchable.
+   */
+  summary?: SessionSummary;
+}
+
+/** What a compaction leaves with the session: the summary and the last message it covers. */
+export interface SessionSummary {
+  text: string;
+  /** The seq of the last message the summary covers; messages after it are sent whole. */
+  throughSeq: number;
+  /** When it was written (ms). */
+  at: number;
+  /** How many compactions the session has had, this one included. */
+  count: number;
 }
 
 export interface NewMessage {
@@ -211,6 +227,14 @@ export class SessionStore {
   /** The chat's model, chosen in its header. Choosing is not activity: the list order stays. */
   setChatModel(id: string, chatModel: SessionModelChoice): Promise<ChatSession> {
     return this.update(id, (s) => ({ ...s, chatModel: { providerId: chatModel.providerId, model: chatModel.model } }));
+  }
+
+  /** Stores (or, with null, drops) the session's summary; the messages are untouched. */
+  setSummary(id: string, summary: SessionSummary | null): Promise<ChatSession> {
+    return this.update(id, (s) => {
+      const { summary: _dropped, ...rest } = s;
+      return summary ? { ...rest, summary: { ...summary } } : rest;
+    });
   }
 
   updateCounters(id: string, counters: Partial<Pick<ChatSession, 'itersSinceSkill' | 'turnsSinceMemory'>>): Promise<ChatSession> {

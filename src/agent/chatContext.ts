@@ -1,0 +1,177 @@
+/**
+ * The window budget of one chat turn (docs/context-window.md): the chat model's window and
+ * counter, the plan derived from them, the context keeper that fits every model call of the turn,
+ * and the recovery from a length refusal (learn the window, compact, send once more). Split from
+ * chatSession.ts, which drives the turns. Plain TypeScript, no DOM.
+ */
+import type { ChatProvider, ProviderError, ToolSpec } from '../providers/provider';
+import type { ModelWindow, TokenCounter } from '../providers/modelWindow';
+import type { ChatLine } from './chatLines';
+import { toolsInForm } from './compactTools';
+import { DEFAULT_COMPACT_SHARE, planFor, type ContextPlan, type ContextUsage } from './contextBudget';
+import { ContextKeeper, type ContextEvent } from './contextKeeper';
+import type { Summariser } from './compaction';
+import type { SessionSummary } from './historyView';
+import type { PromptFit } from './sessionPrompt';
+import type { ChatSession as SessionRecord, SessionStore } from '../sessions/sessionStore';
+
+/** What the chat knows of its model's window (src/app/modelWindows.ts keeps it). */
+export interface ChatContext {
+  window: ModelWindow;
+  counter: TokenCounter;
+  /** A context-length refusal: the window it named (null when it named none). */
+  learn(tokens: number | null, detail: string): Promise<ModelWindow>;
+  /** The server counted `reported` prompt tokens for a request counted at `estimated`. */
+  observe(estimated: number, reported: number): void;
+  /** The compaction threshold as a share of the window (a setting; 0.5 by default). */
+  compactShare?: number;
+}
+
+/** What the turn budget needs of the chat controller. */
+export interface TurnBudgetHost {
+  lines(): readonly ChatLine[];
+  summary(): SessionSummary | null;
+  saveSummary(summary: SessionSummary): Promise<void>;
+  /** The frozen system prompt, rebuilt first when it was built for a larger window than this plan's. */
+  systemPrompt(fit: PromptFit, counter: TokenCounter): Promise<string>;
+  /** Builds and freezes a fresh system prompt (after a compaction). */
+  rebuildSystemPrompt(fit: PromptFit): Promise<string>;
+  onEvent(event: ContextEvent | { type: 'window-learned'; window: ModelWindow }): void;
+}
+
+export function promptFitOf(plan: ContextPlan): PromptFit {
+  return { indexTokens: plan.indexTokens, memoryTokens: plan.memoryTokens };
+}
+
+/** A summary written by the chat's own model: one plain call without tools, its text collected. */
+export function providerSummariser(provider: ChatProvider, signal?: AbortSignal): Summariser {
+  return async ({ system, prompt, maxTokens }) => {
+    let text = '';
+    const stream = provider.stream({ messages: [{ role: 'system', content: system }, { role: 'user', content: prompt }], maxTokens, temperature: 0, ...(signal ? { signal } : {}) });
+    for await (const part of stream) {
+      if (part.type === 'text-delta') text += part.text;
+      else if (part.type === 'finish' && part.reason === 'abort') throw new Error('The summary was stopped.');
+    }
+    if (signal?.aborted) throw new Error('The summary was stopped.');
+    return text;
+  };
+}
+
+export class TurnBudget {
+  #keeper: ContextKeeper;
+  #context: ChatContext;
+
+  constructor(
+    context: ChatContext,
+    private readonly tools: readonly ToolSpec[],
+    private readonly host: TurnBudgetHost,
+    private readonly summarise: Summariser,
+  ) {
+    this.#context = context;
+    this.#keeper = this.#keeperFor(context.window);
+  }
+
+  get keeper(): ContextKeeper {
+    return this.#keeper;
+  }
+
+  get usage(): ContextUsage | null {
+    return this.#keeper.usage;
+  }
+
+  #keeperFor(window: ModelWindow): ContextKeeper {
+    const plan = planFor(window, this.#context.compactShare ?? DEFAULT_COMPACT_SHARE);
+    const fit = promptFitOf(plan);
+    const counter = this.#context.counter;
+    return new ContextKeeper(
+      {
+        window,
+        counter,
+        plan,
+        tools: toolsInForm(this.tools, plan.toolForm),
+        lines: () => this.host.lines(),
+        summary: () => this.host.summary(),
+        saveSummary: (summary) => this.host.saveSummary(summary),
+        systemPrompt: () => this.host.systemPrompt(fit, counter),
+        rebuildSystemPrompt: () => this.host.rebuildSystemPrompt(fit),
+        summarise: this.summarise,
+      },
+      (event) => this.host.onEvent(event),
+    );
+  }
+
+  /** The server's count of a request's prompt: calibrates the counter. */
+  observe(estimated: number | null, reported: number): void {
+    if (estimated !== null && estimated > 0 && reported > 0) this.#context.observe(estimated, reported);
+  }
+
+  /** A length refusal: the window is learned, the conversation compacted, and the call may go again. */
+  async recover(error: ProviderError): Promise<boolean> {
+    const named = (error as ProviderError & { contextWindow?: number }).contextWindow;
+    const learned = await this.#context.learn(named ?? null, error.message);
+    this.#context = { ...this.#context, window: learned };
+    this.#keeper = this.#keeperFor(learned);
+    this.host.onEvent({ type: 'window-learned', window: learned });
+    // Sent again even when nothing could be summarised: the next fit leaves the oldest turns out instead.
+    await this.#keeper.compactNow();
+    return true;
+  }
+}
+
+/** Tokens the frozen prompt may take under a plan before it is rebuilt: index, memory and ~600 for the rest. */
+export function promptAllowance(fit: PromptFit): number {
+  return Math.floor((fit.indexTokens + fit.memoryTokens) * 1.25) + 600;
+}
+
+/** The quiet note the chat shows for what the window budget did. */
+export function contextNote(event: Parameters<TurnBudgetHost['onEvent']>[0]): string | null {
+  switch (event.type) {
+    case 'compacted':
+      return 'Earlier messages summarised to fit the model’s context window.';
+    case 'compaction-failed':
+      return `The earlier messages could not be summarised (${event.reason}); the oldest ones are left out of the request until the next try. Nothing is deleted.`;
+    case 'left-out':
+      return `${event.count} earlier messages are left out of the request to fit the model’s context window. Nothing is deleted.`;
+    case 'window-learned':
+      return `The model’s context window is ${event.window.tokens.toLocaleString('en-US')} tokens; the request was made to fit and sent again.`;
+  }
+}
+
+/** What `budgetHost` needs of the chat controller (its lines, its session record, its events). */
+export interface BudgetHostAccess {
+  lines(): readonly ChatLine[];
+  session(): SessionRecord;
+  setSession(session: SessionRecord): void;
+  store: SessionStore;
+  buildSystemPrompt(firstUserMessage: string, fit?: PromptFit): Promise<string>;
+  emit(event: { type: 'session'; session: SessionRecord } | { type: 'context'; usage: null; note: string }): void;
+}
+
+/** The turn budget's view of a chat controller: summaries and prompts stored with its session. */
+export function budgetHost(access: BudgetHostAccess): TurnBudgetHost {
+  const latestRequest = () => access.lines().findLast((line) => line.role === 'user' && !line.transient)?.content ?? '';
+  const freeze = async (snapshot: string): Promise<string> => {
+    access.setSession(await access.store.setSnapshot(access.session().id, snapshot));
+    return snapshot;
+  };
+  return {
+    lines: access.lines,
+    summary: () => access.session().summary ?? null,
+    saveSummary: async (summary) => {
+      const session = await access.store.setSummary(access.session().id, summary);
+      access.setSession(session);
+      access.emit({ type: 'session', session });
+    },
+    systemPrompt: async (fit, counter) => {
+      const snapshot = access.session().snapshot;
+      // A prompt frozen for a larger window (another model, an older version) is rebuilt to fit this one.
+      if (snapshot !== null && counter.countText(snapshot) <= promptAllowance(fit)) return snapshot;
+      return freeze(await access.buildSystemPrompt(latestRequest(), fit));
+    },
+    rebuildSystemPrompt: async (fit) => freeze(await access.buildSystemPrompt(latestRequest(), fit)),
+    onEvent: (event) => {
+      const note = contextNote(event);
+      if (note) access.emit({ type: 'context', usage: null, note });
+    },
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Compaction (docs/context-window.md, "Compaction"): Hermes' context compression, fitted to
+ * small windows. The middle of the conversation, between the first user message and the latest
+ * turns, becomes one structured summary written by the model itself; a previous summary is folded
+ * into the new one. Every summary request fits the window too: a middle too big for one request
+ * is summarised in pieces, and a summary that comes back too long is shortened again. The caller
+ * stores the result with the session; the transcript itself is never changed. No DOM.
+ */
+import type { TokenCounter } from '../providers/modelWindow';
+import type { ChatLine } from './chatLines';
+import type { ContextPlan } from './contextBudget';
+import { cutResult, linesToMessages, type SessionSummary } from './historyView';
+
+/** One plain model call without tools: the summary's text, or a throw when the call failed. */
+export type Summariser = (request: { system: string; prompt: string; maxTokens: number }) => Promise<string>;
+
+export const SUMMARY_INSTRUCTIONS = `You keep the memory of a long conversation between a user and an assistant (you). Write a summary that lets the conversation go on as if nothing had been left out. Use these headings, each with short bullet points, and leave a heading out when it has nothing:
+Goal: what the user wants overall.
+Facts from the user: names, numbers, dates, preferences and settings the user gave, word for word.
+Decisions: what was agreed or chosen, and why.
+Skills and files: skills loaded, created or changed, files written, tools used and what they returned.
+Open: questions not yet answered, steps not yet done.
+Never drop a fact the user gave. Write only the summary.`;
+
+export interface CompactionInput {
+  lines: readonly ChatLine[];
+  summary: SessionSummary | null;
+  counter: TokenCounter;
+  plan: ContextPlan;
+  /** Tokens of the request besides the conversation (system prompt, tools): the tail is sized from what is left. */
+  fixedTokens: number;
+  summarise: Summariser;
+  now: number;
+}
+
+/** A line as a transcript entry for the summariser; long tool results and arguments cut. */
+function transcriptEntry(line: ChatLine): string {
+  if (line.role === 'tool') return `Result of ${line.name ?? 'a tool'}: ${cutResult(line.content, 600)}`;
+  const who = line.role === 'user' ? 'User' : line.role === 'assistant' ? 'Assistant' : 'System';
+  const parts = line.content.trim() ? [`${who}: ${line.content.trim()}`] : [];
+  for (const call of line.toolCalls ?? []) parts.push(`Assistant called ${call.name}(${cutResult(call.arguments, 300)})`);
+  return parts.join('\n');
+}
+
+/**
+ * Where the kept tail begins among `rest`: the earliest block start whose tail fits `tailBudget`,
+ * else the latest block start (only the last block kept). null when there is nothing to summarise.
+ */
+export function tailStart(rest: readonly ChatLine[], counter: TokenCounter, tailBudget: number): number | null {
+  const starts: number[] = [];
+  rest.forEach((line, at) => {
+    if (at > 0 && (line.role === 'user' || line.role === 'assistant')) starts.push(at);
+  });
+  if (starts.length === 0) return null;
+  const tokens = rest.map((line) => linesToMessages([line]).reduce((sum, message) => sum + counter.countMessage(message), 0));
+  const suffix = new Array<number>(rest.length + 1).fill(0);
+  for (let at = rest.length - 1; at >= 0; at--) suffix[at] = suffix[at + 1]! + tokens[at]!;
+  return starts.find((at) => suffix[at]! <= tailBudget) ?? starts.at(-1)!;
+}
+
+/** The tokens the kept tail may take: half of what the threshold leaves after the fixed part and a summary. */
+export function tailBudgetOf(plan: ContextPlan, fixedTokens: number): number {
+  return Math.max(0, Math.floor((plan.compactAt - fixedTokens - plan.summaryTokens) * 0.5));
+}
+
+/** Splits transcript entries into pieces of at most `limit` tokens (an entry too big alone is cut). */
+function pieces(entries: string[], counter: TokenCounter, limit: number): string[] {
+  const out: string[] = [];
+  let current: string[] = [];
+  let used = 0;
+  for (let entry of entries) {
+    let tokens = counter.countText(entry) + 2;
+    if (tokens > limit) {
+      entry = cutResult(entry, Math.max(200, Math.floor((entry.length * limit) / tokens) - 200));
+      tokens = counter.countText(entry) + 2;
+    }
+    if (used + tokens > limit && current.length) {
+      out.push(current.join('\n\n'));
+      current = [];
+      used = 0;
+    }
+    current.push(entry);
+    used += tokens;
+  }
+  if (current.length) out.push(current.join('\n\n'));
+  return out;
+}
+
+function promptFor(previous: string | null, piece: string, targetTokens: number): string {
+  const words = Math.max(60, Math.floor(targetTokens * 0.6));
+  const earlier = previous ? `The summary so far:\n${previous.trim()}\n\n` : '';
+  return `${earlier}The conversation to add to it:\n${piece}\n\nWrite the updated summary in at most ${words} words.`;
+}
+
+/** Cuts a text to about `tokens` tokens, at a line end where one is near. */
+function cutToTokens(text: string, counter: TokenCounter, tokens: number): string {
+  const total = counter.countText(text);
+  if (total <= tokens) return text;
+  const chars = Math.floor((text.length * tokens) / total) - 20;
+  const cut = text.slice(0, Math.max(0, chars));
+  const line = cut.lastIndexOf('\n');
+  return `${line > chars * 0.7 ? cut.slice(0, line) : cut}\n…`;
+}
+
+/** A summary that came back over its room is asked to shrink once, then cut. */
+async function boundedSummary(text: string, input: CompactionInput): Promise<string> {
+  const { counter, plan, summarise } = input;
+  if (counter.countText(text) <= plan.summaryTokens) return text.trim();
+  const again = await summarise({ system: SUMMARY_INSTRUCTIONS, prompt: promptFor(null, text, plan.summaryTokens), maxTokens: plan.summaryTokens });
+  return cutToTokens(again.trim() || text, counter, plan.summaryTokens).trim();
+}
+
+/**
+ * Summarises the middle of the conversation; returns the session's new summary, or null when
+ * nothing can be summarised (the conversation is only its latest block). Throws when a summary
+ * call fails: the caller then leaves the oldest turns out with a note instead.
+ */
+export async function compactConversation(input: CompactionInput, rest: readonly ChatLine[]): Promise<SessionSummary | null> {
+  const { counter, plan, summarise } = input;
+  const start = tailStart(rest, counter, tailBudgetOf(plan, input.fixedTokens));
+  if (start === null) return null;
+  const middle = rest.slice(0, start);
+  const systemTokens = counter.countText(SUMMARY_INSTRUCTIONS) + 16;
+  let text = input.summary?.text ?? null;
+  const entries = middle.map(transcriptEntry).filter((entry) => entry.length > 0);
+  // Room for one piece: the window less the reply, the margin, the instructions and a previous summary at its largest.
+  const room = plan.window - 2 * plan.summaryTokens - plan.marginTokens - systemTokens - 80;
+  for (const piece of pieces(entries, counter, Math.max(200, room))) {
+    const reply = await summarise({ system: SUMMARY_INSTRUCTIONS, prompt: promptFor(text, piece, plan.summaryTokens), maxTokens: plan.summaryTokens });
+    if (!reply.trim()) throw new Error('The model wrote an empty summary.');
+    text = await boundedSummary(reply, input);
+  }
+  return { text: text ?? '', throughSeq: middle.at(-1)!.seq, at: input.now, count: (input.summary?.count ?? 0) + 1 };
+}
