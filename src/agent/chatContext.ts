@@ -100,6 +100,17 @@ export class TurnBudget {
     );
   }
 
+  /**
+   * A refusal that names no window: the refused request (its prompt and the reply's room) did not
+   * fit, so the window is taken as three quarters of it, or of the known window if that is smaller.
+   */
+  #guessAfterRefusal(): number {
+    const known = this.#context.window.tokens;
+    const used = this.#keeper.usage?.used;
+    const refused = used === undefined ? known : used + this.#keeper.plan.replyTokens;
+    return Math.max(512, Math.floor(Math.min(known, refused) * 0.75));
+  }
+
   /** The server's count of a request's prompt: calibrates the counter. */
   observe(estimated: number | null, reported: number): void {
     if (estimated !== null && estimated > 0 && reported > 0) this.#context.observe(estimated, reported);
@@ -108,7 +119,7 @@ export class TurnBudget {
   /** A length refusal: the window is learned, the conversation compacted, and the call may go again. */
   async recover(error: ProviderError): Promise<boolean> {
     const named = (error as ProviderError & { contextWindow?: number }).contextWindow;
-    const learned = await this.#context.learn(named ?? null, error.message);
+    const learned = await this.#context.learn(named ?? this.#guessAfterRefusal(), error.message);
     this.#context = { ...this.#context, window: learned };
     this.#keeper = this.#keeperFor(learned);
     this.host.onEvent({ type: 'window-learned', window: learned });

@@ -12,7 +12,7 @@ import type { ToolForm } from './contextBudget';
 /** The first sentence of a text, cut at `max` characters on a word. */
 export function firstSentence(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  const end = flat.search(/[.!?](\s|$)/);
+  const end = flat.search(/(?<!\b(?:e\.g|i\.e|etc))[.!?](\s|$)/);
   const sentence = end >= 0 ? flat.slice(0, end + 1) : flat;
   if (sentence.length <= max) return sentence;
   const cut = sentence.slice(0, max - 1);
@@ -26,8 +26,8 @@ interface Limits {
   parameter: number;
 }
 
-const LIMITS: Record<Exclude<ToolForm, 'full'>, Limits> = {
-  compact: { description: 220, parameter: 70 },
+const LIMITS: Record<Exclude<ToolForm, 'full' | 'none'>, Limits> = {
+  compact: { description: 160, parameter: 48 },
   minimal: { description: 110, parameter: 0 },
 };
 
@@ -50,9 +50,10 @@ function compactSchema(schema: unknown, limits: Limits): unknown {
   return out;
 }
 
-/** The tool specs in the given form; `full` returns them as they are. */
+/** The tool specs in the given form; `full` returns them as they are, `none` offers none. */
 export function toolsInForm(tools: readonly ToolSpec[], form: ToolForm): ToolSpec[] {
   if (form === 'full') return [...tools];
+  if (form === 'none') return [];
   const limits = LIMITS[form];
   return tools.map((tool) => ({
     name: tool.name,

@@ -43,8 +43,9 @@ function transcriptEntry(line: ChatLine): string {
 }
 
 /**
- * Where the kept tail begins among `rest`: the earliest block start whose tail fits `tailBudget`,
- * else the latest block start (only the last block kept). null when there is nothing to summarise.
+ * Where the kept tail begins among `rest`: the earliest block start whose tail fits `tailBudget`;
+ * when none does, the latest user message (its turn kept whole) if that tail fits twice the
+ * budget, else the latest block start. null when there is nothing to summarise.
  */
 export function tailStart(rest: readonly ChatLine[], counter: TokenCounter, tailBudget: number): number | null {
   const starts: number[] = [];
@@ -55,7 +56,21 @@ export function tailStart(rest: readonly ChatLine[], counter: TokenCounter, tail
   const tokens = rest.map((line) => linesToMessages([line]).reduce((sum, message) => sum + counter.countMessage(message), 0));
   const suffix = new Array<number>(rest.length + 1).fill(0);
   for (let at = rest.length - 1; at >= 0; at--) suffix[at] = suffix[at + 1]! + tokens[at]!;
-  return starts.find((at) => suffix[at]! <= tailBudget) ?? starts.at(-1)!;
+  const fitting = starts.find((at) => suffix[at]! <= tailBudget);
+  if (fitting !== undefined) return fitting;
+  const lastUser = starts.findLast((at) => rest[at]!.role === 'user');
+  return lastUser !== undefined && suffix[lastUser]! <= 2 * tailBudget ? lastUser : starts.at(-1)!;
+}
+
+/**
+ * The tail of a compaction that was asked for (Compact now, a refusal): the latest two turns, or
+ * less when they do not fit the tail budget, whatever the threshold would have left.
+ */
+function forcedTailStart(rest: readonly ChatLine[], counter: TokenCounter, tailBudget: number): number | null {
+  const users = rest.flatMap((line, at) => (at > 0 && line.role === 'user' ? [at] : []));
+  const normal = tailStart(rest, counter, tailBudget);
+  const latestTwo = users.at(-2) ?? users.at(-1);
+  return latestTwo !== undefined && normal !== null ? Math.max(latestTwo, normal) : normal;
 }
 
 /** The tokens the kept tail may take: half of what the threshold leaves after the fixed part and a summary. */
@@ -115,9 +130,9 @@ async function boundedSummary(text: string, input: CompactionInput): Promise<str
  * nothing can be summarised (the conversation is only its latest block). Throws when a summary
  * call fails: the caller then leaves the oldest turns out with a note instead.
  */
-export async function compactConversation(input: CompactionInput, rest: readonly ChatLine[]): Promise<SessionSummary | null> {
+export async function compactConversation(input: CompactionInput, rest: readonly ChatLine[], options: { forced?: boolean } = {}): Promise<SessionSummary | null> {
   const { counter, plan, summarise } = input;
-  const start = tailStart(rest, counter, tailBudgetOf(plan, input.fixedTokens));
+  const start = options.forced ? forcedTailStart(rest, counter, tailBudgetOf(plan, input.fixedTokens)) : tailStart(rest, counter, tailBudgetOf(plan, input.fixedTokens));
   if (start === null) return null;
   const middle = rest.slice(0, start);
   const systemTokens = counter.countText(SUMMARY_INSTRUCTIONS) + 16;

@@ -8,8 +8,11 @@
 import type { ChatMessage, ToolSpec } from '../providers/provider';
 import type { ModelWindow, TokenCounter } from '../providers/modelWindow';
 
-/** How tool schemas are sent: whole, with short descriptions, or trimmed to what a 2K window holds. */
-export type ToolForm = 'full' | 'compact' | 'minimal';
+/**
+ * How tool schemas are sent: whole, with short descriptions, trimmed to what a 2K window holds, or
+ * not at all (a 1K window cannot hold even the trimmed schemas and a conversation).
+ */
+export type ToolForm = 'full' | 'compact' | 'minimal' | 'none';
 
 export interface ContextPlan {
   window: number;
@@ -60,7 +63,7 @@ export function planFor(window: ModelWindow | number, compactShare = DEFAULT_COM
     compactAt: Math.min(promptLimit, Math.floor(tokens * share)),
     indexTokens: clamp(tokens * 0.12, 0, MAX_INDEX_TOKENS),
     memoryTokens: clamp(tokens * 0.05, 0, 2_000),
-    toolForm: tokens <= 2_048 ? 'minimal' : tokens <= 8_192 ? 'compact' : 'full',
+    toolForm: tokens <= 1_536 ? 'none' : tokens <= 2_048 ? 'minimal' : tokens <= 8_192 ? 'compact' : 'full',
     indexNamesOnly: tokens <= 2_048,
     tailTokens: clamp(tokens * 0.15, 200, 16_000),
     summaryTokens: clamp(tokens * 0.1, 160, 2_000),

@@ -91,7 +91,7 @@ export class ContextKeeper {
   /** Compact now (the chat's button, or after a length refusal), whatever the threshold says. */
   async compactNow(): Promise<CompactOutcome> {
     const system = await this.deps.systemPrompt();
-    const outcome = await this.#compact(this.#fit(system));
+    const outcome = await this.#compact(this.#fit(system), true);
     if (outcome === 'compacted') this.#usage = this.#usageOf(this.#fit(await this.deps.rebuildSystemPrompt()), await this.deps.systemPrompt());
     return outcome;
   }
@@ -108,7 +108,7 @@ export class ContextKeeper {
     return fitRequest({ lines: this.deps.lines(), summary: this.deps.summary(), systemPrompt, tools, counter, plan });
   }
 
-  async #compact(fit: FittedRequest): Promise<CompactOutcome> {
+  async #compact(fit: FittedRequest, forced = false): Promise<CompactOutcome> {
     const { counter, plan } = this.deps;
     const previous = this.deps.summary();
     const rest = splitLines(this.deps.lines(), previous).rest;
@@ -116,6 +116,7 @@ export class ContextKeeper {
       const summary = await compactConversation(
         { lines: this.deps.lines(), summary: previous, counter, plan, fixedTokens: fit.systemTokens + fit.toolTokens, summarise: this.deps.summarise, now: this.deps.now?.() ?? Date.now() },
         rest,
+        { forced },
       );
       if (!summary) return 'nothing';
       await this.deps.saveSummary(summary);

@@ -51,7 +51,9 @@ function leaveOutOldest(input: FitInput, parts: Parts, fixed: number): { parts: 
   const starts = blockStarts(parts.rest);
   const suffix = suffixTokens(input.counter, parts.rest);
   const headTokens = countMessages(input.counter, parts.head) + (parts.summaryText ? input.counter.countText(parts.summaryText) + 40 : 0) + 60;
-  const from = starts.find((at) => fixed + headTokens + suffix[at]! <= input.plan.promptLimit) ?? starts.at(-1) ?? 0;
+  const fits = (at: number) => fixed + headTokens + suffix[at]! <= input.plan.promptLimit;
+  // A cut before a user message keeps each kept answer with its request; inside a turn only when it must.
+  const from = starts.find((at) => parts.rest[at]!.role === 'user' && fits(at)) ?? starts.find(fits) ?? starts.at(-1) ?? 0;
   if (from === 0) return { parts, leftOut: 0 };
   const note = leftOutNote(from);
   return { parts: { ...parts, summaryText: parts.summaryText ? `${parts.summaryText}\n${note}` : note, rest: parts.rest.slice(from) }, leftOut: from };

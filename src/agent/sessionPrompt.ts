@@ -48,6 +48,7 @@ export function sessionPromptBuilder(sources: SessionPromptSources): SessionProm
         disabled: settings.disabled,
         available: { tools: new Set(tools), toolsets },
         tokenBudget: fit ? Math.min(settings.indexTokenBudget, fit.indexTokens) : settings.indexTokenBudget,
+        compactHeader: fit !== undefined && fit.indexTokens < 1_000,
         firstUserMessage,
       }),
     ]);

@@ -32,6 +32,8 @@ export interface IndexOptions {
   firstUserMessage?: string;
   /** The verification label of each line; `neutralLabel` when absent. */
   label?: SkillLabelFunction;
+  /** The short header, for small model windows. */
+  compactHeader?: boolean;
   /** Category descriptions (from `DESCRIPTION.md`), shown on the category line. */
   categoryDescriptions?: Map<string, string>;
 }
@@ -49,6 +51,13 @@ export function indexNameOf(entry: CatalogEntry): string {
 
 const HEADER = `## Skills
 Skills are procedures this user has taught you or that you learned and checked. Before you answer, scan the list below. If a skill is even partly relevant, load it with skill_view and follow it: skills hold the user's own conventions, so load them even for tasks you know well. If a loaded skill turns out wrong or incomplete, fix it with skill_manage (action 'patch') before you finish. [verified] skills passed a replay on held-out cases; [unverified] ones have not been measured yet, so check their results; [approved] ones the user accepted without that proof.`;
+
+/**
+ * The header for a small model window (docs/context-window.md): the same rules in a quarter of the
+ * words, since at 4,096 tokens every line of the prompt is a line less of conversation.
+ */
+const SHORT_HEADER = `## Skills
+Saved procedures. If one fits the request, load it with skill_view and follow it; fix a wrong one with skill_manage. [verified]: proven on held-out cases; [unverified]: not yet measured; [approved]: accepted by the user.`;
 
 /** Cut to 60 characters the way the index shows descriptions (57 + "..."). */
 export function cutDescription(description: string): string {
@@ -225,7 +234,8 @@ function renderSortedIndex(sorted: CatalogEntry[], labels: Map<string, SkillLabe
   // Offered skills all have a suffix (a withheld one is not offered).
   const suffixOf = (entry: CatalogEntry) => suffixFor(labels.get(entry.name), labelText) ?? '';
   const lineOf = (entry: CatalogEntry) => `    - ${indexNameOf(entry)}: ${shownDescription(entry)}${suffixOf(entry)}`;
-  const layout = layOut(offered, budgetChars, options.firstUserMessage ?? '', {
+  const header = options.compactHeader ? SHORT_HEADER : HEADER;
+  const layout = layOut(offered, budgetChars, options.firstUserMessage ?? '', header, {
     lineLength: (entry) => 8 + indexNameOf(entry).length + shownDescription(entry).length + suffixOf(entry).length,
     categoryLength: (category, described) => categoryLine(category, described ? descriptions.get(category) : undefined).length,
   });
@@ -233,7 +243,7 @@ function renderSortedIndex(sorted: CatalogEntry[], labels: Map<string, SkillLabe
     const line = omittedLine(offered.length);
     return line.length <= budgetChars ? line : '';
   }
-  const lines = [HEADER, '', OPEN];
+  const lines = [header, '', OPEN];
   for (const { category, full, names, described } of layout.categories) {
     lines.push(categoryLine(category, described ? descriptions.get(category) : undefined));
     for (const entry of full) lines.push(lineOf(entry));
@@ -272,10 +282,10 @@ interface Lengths {
  * fits: every skill gets a full line and every category its description. Otherwise the skills
  * most relevant to the first message get full lines and the rest are listed by name.
  */
-function layOut(offered: CatalogEntry[], budgetChars: number, message: string, lengths: Lengths): Layout | null {
+function layOut(offered: CatalogEntry[], budgetChars: number, message: string, header: string, lengths: Lengths): Layout | null {
   const byCategory = groupByCategory(offered);
   // The frame: header, blank line, open and close tags, newlines; closing lines charged up front.
-  const frame = HEADER.length + 1 + 1 + OPEN.length + 1 + CLOSE.length;
+  const frame = header.length + 1 + 1 + OPEN.length + 1 + CLOSE.length;
   // Stops at the first line past the budget: most of 10,000 descriptions are never cut.
   let total = frame;
   for (const [category, skills] of byCategory) {

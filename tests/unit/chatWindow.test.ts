@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { ChatController, type ChatSessionDeps, type ChatSessionEvent } from '../../src/agent/chatSession';
+import type { ChatContext } from '../../src/agent/chatContext';
+import { SUMMARY_INSTRUCTIONS } from '../../src/agent/compaction';
+import { countRequest } from '../../src/agent/contextBudget';
+import { sessionPromptBuilder } from '../../src/agent/sessionPrompt';
+import { MemorySessionBackend } from '../../src/sessions/memorySessionBackend';
+import { SessionStore } from '../../src/sessions/sessionStore';
+import { SkillIndex } from '../../src/skills/skillIndex';
+import { MemoryStore } from '../../src/memory/memoryStore';
+import { memoryToolDefinition } from '../../src/memory/memoryTool';
+import { MemoryLockManager } from '../../src/storage/memoryFileStore';
+import { ToolRegistry } from '../../src/tools/toolRegistry';
+import { ProviderError, type ChatProvider, type ChatRequest, type StreamPart } from '../../src/providers/provider';
+import type { ModelWindow } from '../../src/providers/modelWindow';
+import { charCounter } from './helpers/charCounter';
+import { createTestEngine, skillContent } from './helpers/skillTestEngine';
+
+interface LoggedRequest {
+  tokens: number;
+  summary: boolean;
+  refused: boolean;
+  text: string;
+}
+
+/**
+ * A model with a real window: it counts each request like the chat does and refuses one that does
+ * not fit (prompt + max_tokens), as llama.cpp does. Summary requests are answered with the
+ * prompt's lines that name the project, a stand-in for a model that keeps the user's facts.
+ */
+function windowedModel(trueWindow: number, options: { failSummaries?: boolean } = {}) {
+  const log: LoggedRequest[] = [];
+  const provider: ChatProvider = {
+    id: 'windowed',
+    model: 'small-model',
+    nativeTools: true,
+    async *stream(request: ChatRequest): AsyncIterable<StreamPart> {
+      const [system, ...messages] = request.messages;
+      const tokens = countRequest(charCounter, system!.content, messages, request.tools);
+      const summary = system!.content === SUMMARY_INSTRUCTIONS;
+      const text = request.messages.map((m) => m.content).join('\n');
+      const refused = tokens + (request.maxTokens ?? 0) > trueWindow;
+      log.push({ tokens, summary, refused, text });
+      if (refused) {
+        throw new ProviderError('bad-request', 'the request exceeds the available context size', '', 400, { contextTooLong: true });
+      }
+      if (summary && options.failSummaries) throw new ProviderError('server', 'model crashed', '', 500);
+      if (summary) {
+        const facts = text.split('\n').filter((l) => /heron/i.test(l) && !l.startsWith('Write'));
+        yield { type: 'text-delta', text: `Facts from the user:\n${[...new Set(facts)].slice(0, 3).map((f) => `- ${f.slice(0, 120)}`).join('\n') || '- none'}` };
+      } else {
+        yield { type: 'text-delta', text: `Here is a fairly long answer. ${'It goes on with details. '.repeat(38)}` };
+      }
+      yield { type: 'usage', usage: { promptTokens: tokens } };
+      yield { type: 'finish', reason: 'stop' };
+    },
+  };
+  return { provider, log };
+}
+
+async function setup(model: ReturnType<typeof windowedModel>, known: ModelWindow, skills = 40) {
+  const t = createTestEngine();
+  for (let n = 0; n < skills; n++) await t.registry.dispatchOutcome('skill_manage', { action: 'create', name: `skill-${n}`, content: skillContent(`skill-${n}`) }, { origin: 'foreground' } as never);
+  const memory = new MemoryStore({ files: t.files, locks: new MemoryLockManager() });
+  const registry = new ToolRegistry([memoryToolDefinition({ store: memory }), ...t.registry.definitions()]);
+  const index = new SkillIndex(t.engine.catalog, async () => new Map());
+  const store = new SessionStore(new MemorySessionBackend());
+  const learned: (number | null)[] = [];
+  const observed: [number, number][] = [];
+  let window = known;
+  const context: ChatContext = {
+    get window() {
+      return window;
+    },
+    counter: charCounter,
+    learn: async (tokens) => {
+      learned.push(tokens);
+      window = { tokens: tokens ?? Math.floor(window.tokens * 0.75), source: 'learned' };
+      return window;
+    },
+    observe: (estimated, reported) => void observed.push([estimated, reported]),
+  };
+  const deps: ChatSessionDeps = {
+    store,
+    registry,
+    buildSystemPrompt: sessionPromptBuilder({ registry, index, skillSettings: () => t.settings, memorySnapshot: async (limit) => (await memory.memorySnapshot(limit ?? {})).text }),
+    provider: async () => model.provider,
+    context: async () => ({ ...context, window }),
+    intervals: () => ({ creationNudgeInterval: 0, memoryNudgeInterval: 0 }),
+    learning: { beforeUserTurn: () => undefined, afterTurn: (report) => report.counters },
+  };
+  const controller = new ChatController(deps);
+  const events: ChatSessionEvent[] = [];
+  controller.subscribe((event) => events.push(event));
+  return { controller, store, events, learned, observed };
+}
+
+const problems = (events: ChatSessionEvent[]) => events.filter((e) => e.type === 'turn-end' && e.problem !== null);
+const notes = (events: ChatSessionEvent[]) => events.flatMap((e) => (e.type === 'context' && e.note ? [e.note] : []));
+
+describe('a chat on a 4,096-token model', () => {
+  it('answers 40 turns with 40 skills, never sends a request over the window, and keeps a turn-1 fact', async () => {
+    const model = windowedModel(4096);
+    const s = await setup(model, { tokens: 4096, source: 'reported' });
+    await s.controller.send('My project is called Heron. Help me plan it.');
+    for (let turn = 2; turn <= 40; turn++) await s.controller.send(`Turn ${turn}: what should I do next for this?`);
+    expect(problems(s.events)).toEqual([]);
+    expect(model.log.filter((r) => r.refused)).toEqual([]);
+    const chat = model.log.filter((r) => !r.summary);
+    expect(chat).toHaveLength(40);
+    expect(chat[0]!.tokens).toBeLessThanOrEqual(4096 * 0.35);
+    expect(chat.at(-1)!.text).toMatch(/heron/i);
+    const compactions = model.log.filter((r) => r.summary).length;
+    expect(compactions).toBeGreaterThan(0);
+    expect(s.controller.session!.summary!.count).toBeGreaterThan(0);
+    expect(await s.store.messages(s.controller.sessionId!)).toHaveLength(80);
+    expect(notes(s.events)).toContain('Earlier messages summarised to fit the model’s context window.');
+    // Every chat request's server count calibrates the counter (summary requests are not chat requests).
+    expect(s.observed.length).toBe(40);
+  });
+
+  it('recovers from a refusal when the window was thought larger: learns, compacts, sends again', async () => {
+    const model = windowedModel(3000);
+    const s = await setup(model, { tokens: 8192, source: 'default' });
+    for (let turn = 1; turn <= 8; turn++) await s.controller.send(`Turn ${turn}: tell me more about Heron.`);
+    expect(problems(s.events)).toEqual([]);
+    expect(model.log.filter((r) => r.refused).length).toBe(1);
+    // The refusal named no window: three quarters of the refused request is taken, below the true 3,000.
+    expect(s.learned).toHaveLength(1);
+    expect(s.learned[0]).toBeLessThan(3000);
+    expect(notes(s.events).some((n) => n.startsWith(`The model’s context window is ${s.learned[0]!.toLocaleString('en-US')} tokens`))).toBe(true);
+    expect(model.log.filter((r) => !r.summary && !r.refused)).toHaveLength(8);
+  });
+
+  it('goes on when the summary cannot be written: the oldest turns are left out, with a note, nothing deleted', async () => {
+    const model = windowedModel(4096, { failSummaries: true });
+    const s = await setup(model, { tokens: 4096, source: 'reported' });
+    for (let turn = 1; turn <= 14; turn++) await s.controller.send(`Turn ${turn}: go on.`);
+    expect(problems(s.events)).toEqual([]);
+    expect(model.log.filter((r) => r.refused)).toEqual([]);
+    expect(notes(s.events).some((n) => n.startsWith('The earlier messages could not be summarised'))).toBe(true);
+    expect(notes(s.events).some((n) => /earlier messages are left out/.test(n))).toBe(true);
+    expect(await s.store.messages(s.controller.sessionId!)).toHaveLength(28);
+  });
+
+  it('Compact now summarises on request, and an edit before the summary’s end drops it', async () => {
+    const model = windowedModel(32_768);
+    const s = await setup(model, { tokens: 32_768, source: 'reported' }, 2);
+    for (let turn = 1; turn <= 6; turn++) await s.controller.send(`Turn ${turn}: Heron step ${turn}.`);
+    expect(model.log.some((r) => r.summary)).toBe(false);
+    expect(await s.controller.compactNow()).toBe('compacted');
+    const summary = s.controller.session!.summary!;
+    expect(summary.text).toMatch(/heron/i);
+    const usage = s.events.filter((e) => e.type === 'context' && e.usage).at(-1);
+    expect(usage).toMatchObject({ usage: { window: { tokens: 32_768 } } });
+    const second = s.controller.lines.find((l) => l.role === 'user' && l.content.startsWith('Turn 2'))!;
+    expect(second.seq).toBeLessThanOrEqual(summary.throughSeq);
+    await s.controller.editAndResend(second.id, 'Turn 2, edited.');
+    expect(s.controller.session!.summary).toBeUndefined();
+  });
+});
