@@ -1,4 +1,6 @@
 /** Small display helpers shared by views. */
+import type { ContextUsage } from '../agent/contextBudget';
+import type { ModelWindow } from '../providers/modelWindow';
 
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'] as const;
 
@@ -35,4 +37,40 @@ export function occurrenceKeys(texts: readonly string[]): string[] {
     seen.set(text, count + 1);
     return `${count}:${text}`;
   });
+}
+
+const tokensText = (tokens: number) => tokens.toLocaleString('en-US');
+
+/** "1,234 / 4,096 tokens": the context meter's figure. */
+export function contextMeterText(usage: ContextUsage): string {
+  return `${tokensText(usage.used)} / ${tokensText(usage.window.tokens)} tokens`;
+}
+
+/** The meter's rows: what fills the window, part by part, then what is left for the reply. */
+export function contextPartRows(usage: ContextUsage): { label: string; tokens: string }[] {
+  const { parts } = usage;
+  return [
+    { label: 'Instructions', tokens: tokensText(parts.instructions) },
+    { label: 'Tools', tokens: tokensText(parts.tools) },
+    { label: 'Skills', tokens: tokensText(parts.skills) },
+    { label: 'Memory', tokens: tokensText(parts.memory) },
+    { label: 'Summary', tokens: tokensText(parts.summary) },
+    { label: 'Conversation', tokens: tokensText(parts.conversation) },
+    { label: 'Free for the reply', tokens: tokensText(Math.max(0, usage.window.tokens - usage.used)) },
+  ];
+}
+
+/** Where a window figure came from, in words (Settings and the meter). */
+export function windowSourceText(window: ModelWindow): string {
+  const figure = `${tokensText(window.tokens)} tokens`;
+  switch (window.source) {
+    case 'reported':
+      return `${figure}, reported by ${window.detail ?? 'the server'}.`;
+    case 'learned':
+      return `${figure}, learned from the server’s refusal of a longer request.`;
+    case 'set':
+      return `${figure}, set by you in Settings.`;
+    case 'default':
+      return `${figure}, assumed: nothing reported it yet.`;
+  }
 }

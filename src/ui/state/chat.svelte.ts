@@ -13,6 +13,8 @@ import { settings } from './settings.svelte';
 import { chatModel } from './chatModel.svelte';
 import { VIEW_IDS, type ViewId } from './routes';
 import { ChatController, type ChatLine, type ChatSessionDeps, type TurnProblem } from '../../agent/chatSession';
+import type { ContextUsage } from '../../agent/contextBudget';
+import type { SessionSummary } from '../../sessions/sessionStore';
 import { parseSlashCommand } from '../../agent/slashCommands';
 import { appServices } from '../../app/services';
 import { createProvider } from '../../providers/createProvider';
@@ -81,6 +83,14 @@ class ChatState {
   sessionId = $state<string | null>(null);
   /** Active skills, for slash completion. */
   skills = $state.raw<{ name: string; description: string }[]>([]);
+  /** What the latest request took of the model's window, by part (the context meter); null: unknown. */
+  context = $state.raw<ContextUsage | null>(null);
+  /** Quiet notes of what the window budget did in this chat (docs/context-window.md). */
+  contextNotes = $state.raw<string[]>([]);
+  /** The open chat's summary of its earlier messages, once it was compacted. */
+  summary = $state.raw<SessionSummary | null>(null);
+  /** A compaction asked for with Compact now is running. */
+  compacting = $state(false);
   #generating = $state(false);
   /**
    * Stop was pressed and the turn is winding down: no model call or tool runs any more, only the
@@ -186,12 +196,33 @@ class ChatState {
 
   editAndResend = (lineId: string, text: string): Promise<boolean> => this.#run((controller) => controller.editAndResend(lineId, text));
 
+  /** Summarises the middle of the open chat now (the header's Compact now). */
+  compactNow = async (): Promise<void> => {
+    const controller = this.#controller;
+    if (!controller || this.#generating || this.compacting) return;
+    this.compacting = true;
+    try {
+      const outcome = await controller.compactNow();
+      if (outcome === 'nothing') this.#note('Nothing to summarise yet: the conversation is only its latest turns.');
+      else if (outcome === false) this.#note('Compact now needs a chat and a model with a known window.');
+    } finally {
+      this.compacting = false;
+    }
+  };
+
+  #note(text: string): void {
+    this.contextNotes = [...this.contextNotes.slice(-4), text];
+  }
+
   newChat = (): void => {
     this.#detach();
     this.#setLines(() => [], 0);
     this.draft = '';
     this.problem = null;
     this.sessionId = null;
+    this.context = null;
+    this.contextNotes = [];
+    this.summary = null;
     chatModel.startNewChat();
   };
 
@@ -205,6 +236,8 @@ class ChatState {
       this.#attach(controller);
       this.sessionId = sessionId;
       this.#setLines(() => controller.lines, 0);
+      this.summary = controller.session?.summary ?? null;
+      void controller.measureContext().catch(() => undefined);
     } catch (error) {
       this.problem = { message: error instanceof Error ? error.message : String(error), hint: '' };
     }
@@ -286,7 +319,12 @@ class ChatState {
         case 'draft':
           this.draft = event.text;
           break;
+        case 'context':
+          if (event.usage) this.context = event.usage;
+          if (event.note) this.#note(event.note);
+          break;
         case 'session':
+          this.summary = event.session.summary ?? null;
           this.sessionId = event.session.id;
           chatModel.sessionCreated(event.session.id, event.session);
           void sessions.refresh();
