@@ -30,7 +30,12 @@ export interface PreparedRequest {
   maxTokens?: number;
   /** The request's tokens as counted when it was fitted. */
   tokens?: number;
+  /** Tokens the window has left for the results of this call's tool calls, all of them together. */
+  resultRoomTokens?: number;
 }
+
+/** Characters per token assumed for a result's room: JSON packs fewer characters a token than prose. */
+const RESULT_CHARS_PER_TOKEN = 3;
 
 export type TurnEnd = 'final' | 'stopped' | 'iteration-limit' | 'error';
 
@@ -174,8 +179,12 @@ async function runToolCalls(
   calls: ToolCall[],
   counters: LearningCounters,
   emitMessage: (message: ChatMessage) => void,
+  roomTokens?: number,
 ): Promise<boolean> {
-  const { registry, context, signal, onEvent } = options;
+  const { registry, signal, onEvent } = options;
+  // The window's room shared by the reply's calls: long texts come back in parts (docs/context-window.md).
+  const dispatching = Math.max(1, Math.min(calls.length, MAX_TOOL_CALLS_PER_REPLY));
+  const context = roomTokens === undefined ? options.context : { ...options.context, resultRoomChars: Math.floor((roomTokens * RESULT_CHARS_PER_TOKEN) / dispatching) };
   for (const [position, call] of calls.entries()) {
     if (signal?.aborted) return false;
     const overCap = position >= MAX_TOOL_CALLS_PER_REPLY;
@@ -213,7 +222,7 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<TurnResul
     onEvent?.({ type: 'message', message });
   };
   const tools = toolSpecs(registry);
-  const prepare = options.prepareCall ?? (async (turn: readonly ChatMessage[]) => ({ systemPrompt: options.systemPrompt, messages: [...options.history, ...turn], tools }));
+  const prepare = options.prepareCall ?? (async (turn: readonly ChatMessage[]): Promise<PreparedRequest> => ({ systemPrompt: options.systemPrompt, messages: [...options.history, ...turn], tools }));
   const ids = new ToolCallIds(options.history);
   let lengthRetried = false;
   let modelCalls = 0;
@@ -233,11 +242,12 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<TurnResul
     modelCalls += 1;
     onEvent?.({ type: 'model-call', iteration });
 
-    let reply = await callModel(options, await prepare(added), ids);
+    let request = await prepare(added);
+    let reply = await callModel(options, request, ids);
     if (reply.error instanceof ProviderError && reply.error.contextTooLong && !reply.text && options.recoverFromLength && !lengthRetried && !signal?.aborted) {
       // The window was smaller than known: it is learned, the request made to fit, and sent once more.
       lengthRetried = true;
-      if (await options.recoverFromLength(reply.error)) reply = await callModel(options, await prepare(added), ids);
+      if (await options.recoverFromLength(reply.error)) reply = await callModel(options, (request = await prepare(added)), ids);
     }
     const { text, calls, stopped, cutOff, error } = reply;
     if (error) {
@@ -263,7 +273,7 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<TurnResul
     }
 
     emitMessage({ role: 'assistant', content: text, toolCalls: calls });
-    if (!(await runToolCalls(options, calls, counters, emitMessage))) return result('stopped', null);
+    if (!(await runToolCalls(options, calls, counters, emitMessage, request.resultRoomTokens))) return result('stopped', null);
   }
   const notice = iterationLimitMessage(options.maxIterations);
   emitMessage({ role: 'assistant', content: notice });

@@ -47,7 +47,7 @@ const clamp = (value: number, low: number, high: number) => Math.max(low, Math.m
 /**
  * The plan for a window. The shares are chosen so that at 4,096 the fixed part stays near a
  * third of the window (docs/context-window.md has the figures): a quarter for the reply, 4 % margin,
- * 12 % for the index and 5 % for memory.
+ * 11 % for the index and 5 % for memory.
  */
 export function planFor(window: ModelWindow | number, compactShare = DEFAULT_COMPACT_SHARE): ContextPlan {
   const tokens = typeof window === 'number' ? window : window.tokens;
@@ -61,7 +61,7 @@ export function planFor(window: ModelWindow | number, compactShare = DEFAULT_COM
     marginTokens,
     promptLimit,
     compactAt: Math.min(promptLimit, Math.floor(tokens * share)),
-    indexTokens: clamp(tokens * 0.12, 0, MAX_INDEX_TOKENS),
+    indexTokens: clamp(tokens * 0.11, 0, MAX_INDEX_TOKENS),
     memoryTokens: clamp(tokens * 0.05, 0, 2_000),
     toolForm: tokens <= 1_536 ? 'none' : tokens <= 2_048 ? 'minimal' : tokens <= 8_192 ? 'compact' : 'full',
     indexNamesOnly: tokens <= 2_048,

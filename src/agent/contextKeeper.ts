@@ -40,6 +40,7 @@ export interface PreparedCall {
   maxTokens: number;
   /** The request's tokens as counted (the server's own count calibrates the counter). */
   tokens: number;
+  resultRoomTokens: number;
 }
 
 /** What happened while fitting, for the chat's quiet notes. */
@@ -85,7 +86,15 @@ export class ContextKeeper {
       this.onEvent({ type: 'left-out', count: fit.leftOut });
     }
     this.#usage = this.#usageOf(fit, system);
-    return { systemPrompt: system, messages: fit.messages, tools: this.deps.tools, maxTokens: this.deps.plan.replyTokens, tokens: fit.tokens };
+    return {
+      systemPrompt: system,
+      messages: fit.messages,
+      tools: this.deps.tools,
+      maxTokens: this.deps.plan.replyTokens,
+      tokens: fit.tokens,
+      // What the results of this call's tools may take: up to the prompt limit, less the call itself (~100).
+      resultRoomTokens: Math.max(0, this.deps.plan.promptLimit - fit.tokens - 100),
+    };
   }
 
   /** Compact now (the chat's button, or after a length refusal), whatever the threshold says. */

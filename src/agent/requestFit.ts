@@ -36,18 +36,20 @@ export interface FittedRequest {
 export const leftOutNote = (count: number) =>
   `[${count} earlier message${count === 1 ? '' : 's'} of this conversation ${count === 1 ? 'was' : 'were'} left out here to fit your context window; the user can still see ${count === 1 ? 'it' : 'them'}.]`;
 
-interface Parts {
+export interface Parts {
   head: ChatMessage[];
   summaryText: string | null;
   rest: ChatMessage[];
 }
 
-function measure(input: FitInput, parts: Parts, fixed: number): number {
+type Budgeted = Pick<FitInput, 'counter' | 'plan'>;
+
+function measure(input: Budgeted, parts: Parts, fixed: number): number {
   return fixed + countMessages(input.counter, assembleHistory(parts.head, parts.summaryText, parts.rest));
 }
 
 /** Leaves out whole blocks from the oldest of `rest` until the request fits (the last block stays). */
-function leaveOutOldest(input: FitInput, parts: Parts, fixed: number): { parts: Parts; leftOut: number } {
+function leaveOutOldest(input: Budgeted, parts: Parts, fixed: number): { parts: Parts; leftOut: number } {
   const starts = blockStarts(parts.rest);
   const suffix = suffixTokens(input.counter, parts.rest);
   const headTokens = countMessages(input.counter, parts.head) + (parts.summaryText ? input.counter.countText(parts.summaryText) + 40 : 0) + 60;
@@ -60,7 +62,7 @@ function leaveOutOldest(input: FitInput, parts: Parts, fixed: number): { parts: 
 }
 
 /** The last resort: the remaining texts are cut, tool results first, until the request fits. */
-function cutRemaining(input: FitInput, parts: Parts, fixed: number): Parts {
+function cutRemaining(input: Budgeted, parts: Parts, fixed: number): Parts {
   const shrink = (message: ChatMessage, keep: number): ChatMessage => ({ ...message, content: cutResult(message.content, keep) });
   let next: Parts = { ...parts, rest: parts.rest.map((message) => (message.role === 'tool' ? shrink(message, 200) : message)) };
   for (const keep of [2_000, 800, 300]) {
@@ -71,13 +73,21 @@ function cutRemaining(input: FitInput, parts: Parts, fixed: number): Parts {
 }
 
 export function fitRequest(input: FitInput): FittedRequest {
-  const { counter, plan } = input;
   const split = splitLines(input.lines, input.summary);
+  return fitMessages({ ...input, head: linesToMessages(split.head), summaryText: input.summary?.text ?? null, rest: linesToMessages(split.rest) });
+}
+
+/**
+ * The same fitting for messages that are not chat lines (the review's transcript): `head` is kept
+ * whole, `summaryText` goes between it and `rest`, and `rest` gives way from its oldest block.
+ */
+export function fitMessages(input: Omit<FitInput, 'lines' | 'summary'> & Parts): FittedRequest {
+  const { counter, plan } = input;
   const systemTokens = counter.countMessage({ role: 'system', content: input.systemPrompt });
   const toolTokens = counter.countTools(input.tools);
   const fixed = systemTokens + toolTokens;
-  const cut = cutOldResults(linesToMessages(split.rest), counter, cutThreshold(plan.window));
-  let parts: Parts = { head: linesToMessages(split.head), summaryText: input.summary?.text ?? null, rest: cut.messages };
+  const cut = cutOldResults(input.rest, counter, cutThreshold(plan.window));
+  let parts: Parts = { head: input.head, summaryText: input.summaryText, rest: cut.messages };
   let leftOut = 0;
   if (measure(input, parts, fixed) > plan.promptLimit) ({ parts, leftOut } = leaveOutOldest(input, parts, fixed));
   if (measure(input, parts, fixed) > plan.promptLimit) parts = cutRemaining(input, parts, fixed);

@@ -19,6 +19,7 @@ import type { EvidencePolicy, GateProgress } from './types';
 import { DEFAULT_POLICY } from './policy';
 import { casesHashOf, skillHashOf, withSupersession } from './verdictRecord';
 import type { PreviousVersion } from './vsPrevious';
+import type { RequestFits } from './gatePair';
 
 export const SKILL_FILE = 'SKILL.md';
 export const EVALS_FILE = 'evals/evals.json';
@@ -50,6 +51,8 @@ export interface GateJobServices {
   poolSize?: number;
   /** max_tokens of every replay (the gate settings); the gate's default when absent. */
   maxTokens?: number;
+  /** The gate model's window check (docs/context-window.md); absent: every case is sent. */
+  fits?: RequestFits;
   cache: ReplayCache;
   regexRunner: RegexRunner;
   sleep?: Sleep;
@@ -92,7 +95,7 @@ export async function runGateJob(
       skill: { name: job.skill, markdown: before.markdown, skillHash: before.skillHash, version: job.version, readFile },
       evalsText: before.evals,
       policy: job.policy ?? DEFAULT_POLICY,
-      gate: { provider: services.provider, providerId: services.providerId, memory: services.memory, label: services.providerLabel, poolSize: services.poolSize, maxTokens: services.maxTokens },
+      gate: { provider: services.provider, providerId: services.providerId, memory: services.memory, label: services.providerLabel, poolSize: services.poolSize, maxTokens: services.maxTokens, ...(services.fits ? { fits: services.fits } : {}) },
       budget: job.budget,
       useCache: job.useCache,
       previous: job.previous,

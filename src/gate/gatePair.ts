@@ -13,7 +13,7 @@
  * - in strict mode the baseline is replayed a second time, uncached; disagreeing pass counts
  *   flag the case as unstable (it counts as a tie).
  */
-import type { ChatProvider, Usage } from '../providers/provider';
+import type { ChatMessage, ChatProvider, Usage } from '../providers/provider';
 import { replayCacheKey } from './cacheKey';
 import { answerText, scoreOutput, type RegexRunner } from './checks';
 import { replayArm, type ArmReplay, type ParamMemory, type Sleep } from './replayArm';
@@ -25,6 +25,15 @@ import type { ArmResult, CaseResult, SplitCase } from './types';
 export const EXCERPT_CHARS = 500;
 export const SKILL_TOO_LONG_FLAG = 'skill_too_long';
 export const REGEX_TIMEOUT_FLAG = 'regex_timeout';
+/** A case whose request does not fit the gate model's window: not sent, unmeasured (docs/context-window.md). */
+export const TOO_LONG_FOR_MODEL_FLAG = 'too_long_for_model';
+
+/**
+ * Whether a request fits the gate model's window with room for `maxTokens` of answer: null when
+ * it does, else the reason in words ("too long for qwen3:4b: …"). Supplied by the app, which knows
+ * the window and counts tokens (src/app/modelWindows.ts).
+ */
+export type RequestFits = (messages: readonly ChatMessage[], maxTokens: number) => string | null;
 
 /** What a run spent so far; shared by every case of the run. */
 export interface RunMeter {
@@ -52,6 +61,8 @@ export interface PairContext {
   params: ReplayParams;
   /** Strict policy: replay the baseline twice, uncached. */
   stabilityReplay: boolean;
+  /** The window check before a case is sent; absent: every request is sent. */
+  fits?: RequestFits;
   meter: RunMeter;
   sleep?: Sleep;
   random?: () => number;
@@ -170,6 +181,12 @@ async function baselineIsStable(ctx: PairContext, testCase: SplitCase, planned: 
 
 /** Replays one case whose arms were planned (looked up) already. */
 export async function runPair(ctx: PairContext, testCase: SplitCase, arms: { base: PlannedArm; skill: PlannedArm }, signal: AbortSignal): Promise<CaseResult> {
+  const tooLong = tooLongReason(ctx, arms);
+  if (tooLong !== null) {
+    const notSent = (planned: PlannedArm): ArmResult => ({ status: 'too-long', passed: 0, checkPass: [], outputRef: planned.key, excerpt: '', error: tooLong });
+    const result: Omit<CaseResult, 'outcome'> = { id: testCase.id, side: testCase.side, checks: testCase.checks.length, base: notSent(arms.base), skill: notSent(arms.skill), flags: [TOO_LONG_FOR_MODEL_FLAG] };
+    return { ...result, outcome: caseOutcome(result) };
+  }
   const base = await obtainArm(ctx, testCase, arms.base, signal);
   const flags = [...base.flags];
   let skill: ScoredArm;
@@ -185,6 +202,20 @@ export async function runPair(ctx: PairContext, testCase: SplitCase, arms: { bas
   }
   const result: Omit<CaseResult, 'outcome'> = { id: testCase.id, side: testCase.side, checks: testCase.checks.length, base: base.result, skill: skill.result, flags };
   return { ...result, outcome: caseOutcome(result) };
+}
+
+/**
+ * Why the case cannot be sent to this model (its with-skill request, the longer one, does not fit
+ * the window), or null. Cached arms were answered before and need no check.
+ */
+function tooLongReason(ctx: PairContext, arms: { base: PlannedArm; skill: PlannedArm }): string | null {
+  if (!ctx.fits) return null;
+  for (const planned of [arms.skill, arms.base]) {
+    if (planned.cached) continue;
+    const reason = ctx.fits(planned.request.messages, planned.request.params.maxTokens);
+    if (reason !== null) return reason;
+  }
+  return null;
 }
 
 /** Requests the planned arms will need (cached arms need none). */

@@ -15,7 +15,7 @@ import type { RegexRunner } from './checks';
 import { providerLocality } from './cacheKey';
 import { decide, settledBeforeHoldout } from './decide';
 import { parseEvalsFile, scorableCases, type ReadCaseFile } from './evalCases';
-import { newMeter, planArm, type PairContext, type RunMeter } from './gatePair';
+import { newMeter, planArm, type PairContext, type RequestFits, type RunMeter } from './gatePair';
 import { newScheduleState, runSchedule, type GateBudget, type ScheduleState } from './gateSchedule';
 import { noProbe, runNoiseProbe, type NoiseProbe } from './noiseProbe';
 import { policyThresholds } from './policy';
@@ -58,6 +58,8 @@ export interface GateProviderInput {
   /** Retries per request after transport failures (replayArm's default when absent). */
   retries?: number;
   timeoutMs?: number;
+  /** The window check: a case that does not fit the gate model is not sent (docs/context-window.md). */
+  fits?: RequestFits;
 }
 
 export type { GateBudget } from './gateSchedule';
@@ -156,6 +158,7 @@ function createContext(input: GateRunInput, deps: GateRunDeps): RunContext {
     random,
     retries: gate.retries,
     timeoutMs: gate.timeoutMs,
+    ...(gate.fits ? { fits: gate.fits } : {}),
   };
   return { input, deps, pair, meter, startedAt: clock(), clock, random, providerLabel: gate.label ?? gate.providerId };
 }

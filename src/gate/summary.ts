@@ -22,7 +22,7 @@ import type {
 /** Case flag: in strict mode the baseline disagreed with its own second replay; counts as a tie. */
 export const UNSTABLE_BASELINE_FLAG = 'unstable_baseline';
 /** Case flags that make the case unscorable for this run (e.g. a regex watchdog timeout). */
-export const UNSCORABLE_FLAGS: readonly string[] = ['regex_timeout'];
+export const UNSCORABLE_FLAGS: readonly string[] = ['regex_timeout', 'too_long_for_model'];
 
 type CaseArms = Pick<CaseResult, 'checks' | 'base' | 'skill' | 'flags'>;
 

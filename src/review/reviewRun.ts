@@ -1,4 +1,8 @@
-import { runAgentTurn, type AgentEvent } from '../agent/agentLoop';
+import { runAgentTurn, toolSpecs, type AgentEvent, type PreparedRequest } from '../agent/agentLoop';
+import { toolsInForm } from '../agent/compactTools';
+import { planFor } from '../agent/contextBudget';
+import { fitMessages } from '../agent/requestFit';
+import type { ModelWindow, TokenCounter } from '../providers/modelWindow';
 import { zeroCounters, type ReviewKind } from '../agent/learningCounters';
 import type { ChatMessage, ChatProvider } from '../providers/provider';
 import { fail, type ToolOutcome } from '../tools/toolResult';
@@ -86,6 +90,25 @@ function noticeFor(call: ReviewToolCall): string | null {
   return null;
 }
 
+/**
+ * Each review call fitted to the review model's window: the oldest turns give way first, so the
+ * latest turn, with the user's correction and the turn's tool calls, and the review's own
+ * instruction stay (docs/context-window.md, "Background work").
+ */
+function reviewCallFitter(
+  budget: { window: ModelWindow; counter: TokenCounter },
+  systemPrompt: string,
+  history: ChatMessage[],
+  registry: ToolRegistry,
+): (added: readonly ChatMessage[]) => Promise<PreparedRequest> {
+  const plan = planFor(budget.window);
+  const tools = toolsInForm(toolSpecs(registry), plan.toolForm);
+  return async (added) => {
+    const fit = fitMessages({ head: [], summaryText: null, rest: [...history, ...added], systemPrompt, tools, counter: budget.counter, plan });
+    return { systemPrompt, messages: fit.messages, tools, maxTokens: plan.replyTokens, tokens: fit.tokens, resultRoomTokens: Math.max(0, plan.promptLimit - fit.tokens - 100) };
+  };
+}
+
 export async function runReview(options: {
   provider: ChatProvider;
   tools: ToolRegistry;
@@ -95,16 +118,21 @@ export async function runReview(options: {
   sessionId?: string;
   signal?: AbortSignal;
   onEvent?: (event: AgentEvent) => void;
+  /** The review model's window and counter: every call of the review is fitted to it (docs/context-window.md). */
+  window?: { window: ModelWindow; counter: TokenCounter };
 }): Promise<ReviewOutcome> {
   const context = createWriteContext('review', options.sessionId);
+  const registry = reviewRegistry(options.tools);
+  const history: ChatMessage[] = [...options.sessionMessages, { role: 'user', content: reviewPrompt(options.kind) }];
   const toolCalls: ReviewToolCall[] = [];
   const pendingArgs = new Map<string, string>();
   const turn = await runAgentTurn({
     provider: options.provider,
-    registry: reviewRegistry(options.tools),
+    registry,
     context,
     systemPrompt: options.systemPrompt,
-    history: [...options.sessionMessages, { role: 'user', content: reviewPrompt(options.kind) }],
+    history,
+    ...(options.window ? { prepareCall: reviewCallFitter(options.window, options.systemPrompt, history, registry) } : {}),
     counters: zeroCounters(),
     intervals: { creationNudgeInterval: 0, memoryNudgeInterval: 0 },
     maxIterations: REVIEW_MAX_MODEL_CALLS,

@@ -23,22 +23,38 @@ export async function runSessionSearch(deps: SessionSearchToolDeps, args: Record
     limit = Math.min(MAX_SEARCH_LIMIT, Math.floor(args.limit));
   }
   const hits = await deps.search.search(query, { limit, excludeSessionId: context.sessionId });
-  const results = hits.map((hit) => ({
+  const all = hits.map((hit) => ({
     session_id: hit.sessionId,
     title: hit.title,
     date: hit.date,
     match_count: hit.matchCount,
     snippets: hit.snippets.map((s) => `[${s.role}] ${s.text}`),
   }));
+  const results = withinRoom(all, context.resultRoomChars);
   return ok({
     query,
     count: results.length,
     results,
+    ...(results.length < all.length ? { note: `${all.length - results.length} more matching session(s) left out to fit your context window; search with more exact words to see them.` } : {}),
     message:
       results.length > 0
         ? `Found ${results.length} past session(s) mentioning "${query}".`
         : `No past session matched "${query}". Try other or fewer words.`,
   });
+}
+
+type SearchResult = { snippets: string[] } & Record<string, unknown>;
+
+/**
+ * The results within the room the model's window has left (docs/context-window.md): snippets
+ * are kept to their first one, then the weakest matches are dropped, the best always kept.
+ */
+function withinRoom<T extends SearchResult>(results: T[], room: number | undefined): T[] {
+  if (room === undefined || JSON.stringify(results).length <= room) return results;
+  const shorter = results.map((result) => ({ ...result, snippets: result.snippets.slice(0, 1) }));
+  let kept = shorter.length;
+  while (kept > 1 && JSON.stringify(shorter.slice(0, kept)).length > room) kept -= 1;
+  return shorter.slice(0, kept);
 }
 
 export function sessionSearchToolDefinition(deps: SessionSearchToolDeps): ToolDefinition {

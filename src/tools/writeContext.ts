@@ -68,6 +68,11 @@ export interface WriteContext {
   sessionId?: string;
   /** Set while an approved pending write is replayed, so it is not staged a second time. */
   replayingApproval?: boolean;
+  /**
+   * The characters a result may take in the model's window, set per call by the agent loop when a
+   * window applies (docs/context-window.md): tools that return long texts show them in parts.
+   */
+  resultRoomChars?: number;
 }
 
 export function createWriteContext(origin: WriteOrigin = 'foreground', sessionId?: string): WriteContext {

@@ -240,6 +240,7 @@ export function armStatusText(arm: ArmResult): string {
 const FLAG_WORDS: Record<string, string> = {
   skill_too_long: 'the skill does not fit this model’s context',
   regex_timeout: 'a regex check took too long and was not scored',
+  too_long_for_model: 'too long for the gate model’s context window: not sent, not scored',
 };
 
 export function flagText(flag: string): string {

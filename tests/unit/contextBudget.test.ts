@@ -60,7 +60,7 @@ describe('planFor', () => {
     expect(plan.replyTokens).toBe(1024);
     expect(plan.promptLimit + plan.replyTokens + plan.marginTokens).toBe(4096);
     expect(plan.compactAt).toBe(2048);
-    expect(plan.indexTokens).toBe(491);
+    expect(plan.indexTokens).toBe(450);
     expect(plan.toolForm).toBe('compact');
     expect(planFor(2048).toolForm).toBe('minimal');
     expect(planFor(2048).indexNamesOnly).toBe(true);

@@ -5,6 +5,8 @@ import { fakeProvider } from './helpers/fakeProvider';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
 import { ToolRegistry } from '../../src/tools/toolRegistry';
 import { ok } from '../../src/tools/toolResult';
+import { countRequest } from '../../src/agent/contextBudget';
+import { charCounter } from './helpers/charCounter';
 
 const conversation = [
   { role: 'user' as const, content: 'Write the release note, and never use exclamation marks.' },
@@ -90,5 +92,32 @@ describe('review tool calls from structured outcomes', () => {
     expect(stagedAny([plain, staged])).toBe(true);
     const failed = reviewToolCall({ name: 'memory', arguments: '{}' }, '{}', { success: false, error: 'no', staged: true });
     expect(stagedAny([failed])).toBe(false);
+  });
+});
+
+describe('review on a small window', () => {
+  it('fits every call to the review model’s window, keeping the latest turn with the user’s correction', async () => {
+    const t = createTestEngine();
+    const long = [];
+    for (let turn = 0; turn < 60; turn++) {
+      long.push({ role: 'user' as const, content: `Question ${turn}: ${'some words about the task '.repeat(8)}` });
+      long.push({ role: 'assistant' as const, content: `Answer ${turn}: ${'a long answer with many details '.repeat(20)}` });
+    }
+    long.push({ role: 'user' as const, content: 'No: never use exclamation marks in release notes.' });
+    long.push({ role: 'assistant' as const, content: 'Understood, fixed.' });
+    const { provider, requests } = fakeProvider([
+      { toolCalls: [{ name: 'skills_list', arguments: '{}' }] },
+      { text: 'Nothing to save.' },
+    ]);
+    const outcome = await runReview({ provider, tools: t.registry, kind: 'skills', sessionMessages: long, systemPrompt: 'SYS', window: { window: { tokens: 4096, source: 'reported' }, counter: charCounter } });
+    expect(outcome.end).toBe('final');
+    expect(requests).toHaveLength(2);
+    for (const request of requests) {
+      const [system, ...messages] = request.messages;
+      expect(countRequest(charCounter, system!.content, messages, request.tools) + request.maxTokens!).toBeLessThanOrEqual(4096);
+      expect(messages.some((m) => m.content.includes('never use exclamation marks'))).toBe(true);
+      expect(messages.some((m) => m.content === reviewPrompt('skills'))).toBe(true);
+      expect(messages.some((m) => m.content.startsWith('Question 0:'))).toBe(false);
+    }
   });
 });

@@ -29,6 +29,7 @@ export function skillToolDefinitions(engine: SkillEngine): ToolDefinition[] {
         properties: {
           name: { type: 'string', description: 'Skill name as listed in the index or by skills_list.' },
           file_path: { type: 'string', description: "A supporting file inside the skill, e.g. 'references/api.md'." },
+          offset: { type: 'integer', description: 'Where to read on in a long file: the next_offset of the part shown before.' },
         },
         required: ['name'],
       },

@@ -5,6 +5,7 @@ import { findInjectionPhrases } from '../scanner';
 import { SKILLS_ROOT, SUPPORT_DIRS, type CatalogEntry } from '../skillCatalog';
 import { matchesPlatform, sortForListing } from '../skillFilters';
 import type { WriteContext } from '../../tools/writeContext';
+import { partNote, textPart } from '../../tools/resultRoom';
 import type { SkillEngine, SkillVerificationView } from '../skillEngine';
 
 /**
@@ -15,6 +16,16 @@ import type { SkillEngine, SkillVerificationView } from '../skillEngine';
 export interface SkillViewArgs {
   name?: unknown;
   file_path?: unknown;
+  /** Where to start reading a long file (a part's `next_offset`). */
+  offset?: unknown;
+}
+
+/** The content from `offset`, within the result room the loop set, with the part's note. */
+function contentPart(text: string, args: SkillViewArgs, context: WriteContext, call: string): Record<string, unknown> {
+  const offset = typeof args.offset === 'number' && Number.isFinite(args.offset) ? args.offset : 0;
+  const part = textPart(text, offset, context.resultRoomChars);
+  const note = partNote(part, call);
+  return note ? { content: part.text, content_part: { from: part.from, to: part.to, total: part.total, next_offset: part.nextOffset }, part_note: note } : { content: part.text };
 }
 
 const isAbsoluteLike = (value: string) => value.startsWith('/') || value.startsWith('\\') || /^[a-zA-Z]:/.test(value);
@@ -93,7 +104,7 @@ export class SkillViewTool {
     }
 
     const filePath = typeof args.file_path === 'string' && args.file_path.trim() ? args.file_path.trim() : null;
-    if (filePath) return this.viewFile(entry, filePath, context);
+    if (filePath) return this.viewFile(entry, filePath, context, args);
 
     const skillMdPath = `${entry.dir}/SKILL.md`;
     const bytes = await this.engine.files.read(skillMdPath);
@@ -109,7 +120,7 @@ export class SkillViewTool {
       description: meta.description ?? '',
       tags: meta.tags,
       related_skills: meta.relatedSkills,
-      content: renderTemplateVars(text, entry.dir, context.sessionId),
+      ...contentPart(renderTemplateVars(text, entry.dir, context.sessionId), args, context, `skill_view(name='${entry.name}', offset={offset})`),
       path: `${entry.dir.slice(SKILLS_ROOT.length + 1)}/SKILL.md`,
       skill_dir: entry.dir,
       linked_files: files,
@@ -134,7 +145,7 @@ export class SkillViewTool {
     }
   }
 
-  private async viewFile(entry: CatalogEntry, filePath: string, context: WriteContext): Promise<ToolOutcome> {
+  private async viewFile(entry: CatalogEntry, filePath: string, context: WriteContext, args: SkillViewArgs): Promise<ToolOutcome> {
     if (hasTraversal(filePath)) {
       return fail("file_path cannot contain '..' path traversal components.", { hint: 'Use a path from linked_files.' });
     }
@@ -154,7 +165,8 @@ export class SkillViewTool {
     }
     context.readPaths.add(path);
     const dot = filePath.lastIndexOf('.');
-    return ok({ name: entry.name, file: filePath, content: textDecoder.decode(bytes), file_type: dot > 0 ? filePath.slice(dot) : '' });
+    const read = `skill_view(name='${entry.name}', file_path='${filePath}', offset={offset})`;
+    return ok({ name: entry.name, file: filePath, ...contentPart(textDecoder.decode(bytes), args, context, read), file_type: dot > 0 ? filePath.slice(dot) : '' });
   }
 }
 

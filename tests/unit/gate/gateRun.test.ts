@@ -291,3 +291,24 @@ describe('superseded and the previous version', () => {
     expect(fontPrompt(1)).toContain('caption 1');
   });
 });
+
+describe('runGate: the gate model’s window', () => {
+  it('a case whose request does not fit is not sent: unmeasured, with the reason', async () => {
+    const model = fontModel();
+    const seen: number[] = [];
+    const fits = (messages: readonly { content: string }[], maxTokens: number) => {
+      seen.push(maxTokens);
+      // The with-skill request carries the skill: say that one does not fit a tiny window.
+      return messages.some((message) => message.content.includes('Pretendard')) ? 'too long for tiny-model: 900 tokens and 1,024 for the answer do not fit its 1,024-token window' : null;
+    };
+    const result = done(await runSkill({ name: 'house-font', markdown: USEFUL, evals: FONT8, provider: model.provider, gate: { fits } }));
+    expect(model.requests).toBe(0);
+    expect(seen.length).toBeGreaterThan(0);
+    for (const c of result.record.cases) {
+      expect(c.outcome).toBe('unmeasured');
+      expect(c.flags).toEqual(['too_long_for_model']);
+      expect(c.skill.error).toContain('too long for tiny-model');
+    }
+    expect(result.verdict.verdict).toBe('staged');
+  });
+});
