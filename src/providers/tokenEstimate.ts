@@ -34,7 +34,7 @@ const PER_TOOL_OVERHEAD = 20;
 export const MIN_RATIO = 0.5;
 export const MAX_RATIO = 2.5;
 /** Requests smaller than this teach nothing: the frame overheads dominate them. */
-const MIN_CALIBRATION_TOKENS = 64;
+export const MIN_CALIBRATION_TOKENS = 64;
 /** Later observations move the ratio by this share; the first ones by more (1, 1/2, 1/3…). */
 const SMOOTHING = 0.25;
 

@@ -107,10 +107,17 @@ export function ollamaNumCtx(parameters: unknown): number | undefined {
   return positive(/^\s*num_ctx\s+(\d+)\s*$/m.exec(parameters)?.[1]);
 }
 
-const ollamaShow: Probe = async (ask, target) => {
+/**
+ * Ollama: the running model's window, else what its settings say. `onlyIfOllama` (a custom
+ * server): `/api/show` is asked only when `/api/ps` answered like Ollama, so other servers
+ * get no POST they did not ask for.
+ */
+const ollama = (onlyIfOllama: boolean): Probe => async (ask, target) => {
   const root = serverRoot(target.baseUrl);
   const running = await ask(`${root}/api/ps`).catch(() => null);
-  const loaded = isRecord(running) && Array.isArray(running.models) ? running.models.find((item) => isRecord(item) && (item.name === target.model || item.model === target.model)) : undefined;
+  const isOllama = isRecord(running) && Array.isArray(running.models);
+  if (onlyIfOllama && !isOllama) return null;
+  const loaded = isOllama ? (running.models as unknown[]).find((item) => isRecord(item) && (item.name === target.model || item.model === target.model)) : undefined;
   const loadedWith = isRecord(loaded) ? positive(loaded.context_length) : undefined;
   if (loadedWith) return reported(loadedWith, 'Ollama (the loaded model)');
   const show = await ask(`${root}/api/show`, { method: 'POST', body: { model: target.model } });
@@ -154,12 +161,12 @@ export function probesFor(presetId: PresetId): Probe[] {
     case 'lm-studio':
       return [lmStudioModels, modelList];
     case 'ollama':
-      return [ollamaShow, modelList];
+      return [ollama(false), modelList];
     case 'openai':
     case 'openrouter':
       return [modelList];
     default:
-      return [modelList, llamaCppProps, ollamaShow, lmStudioModels];
+      return [modelList, llamaCppProps, ollama(true), lmStudioModels];
   }
 }
 

@@ -1,0 +1,59 @@
+/**
+ * Builds the window book of one context (app/modelWindows.ts) on the context's settings store
+ * and saved providers (docs/context-window.md). In the tab, saving a provider with a new base
+ * URL or chat model asks that server again and forgets what refusals taught about the old one.
+ */
+import type { KnackServices } from './storageServices';
+import type { KnackSettingsService } from './settings';
+import type { ModelKey } from '../providers/modelWindow';
+import { keyForEndpoint, providerById, type SavedProvider } from './savedProviders';
+import { ModelWindows, type WindowProvider } from './modelWindows';
+
+/**
+ * The provider behind a key: a saved provider by id, or (for a review or gate endpoint that is
+ * not a saved provider) a base URL given as the id, with the key of the saved provider at that URL.
+ */
+export function windowProviderFor(settings: KnackSettingsService, key: ModelKey): WindowProvider | undefined {
+  const app = settings.get('app');
+  const saved = providerById(app.providers, key.providerId);
+  if (saved?.kind === 'webgpu') return { kind: 'webgpu', model: key.model };
+  if (saved) return { kind: 'openai-compatible', baseUrl: saved.baseUrl, apiKey: saved.apiKey, model: key.model };
+  if (/^https?:\/\//i.test(key.providerId)) return { kind: 'openai-compatible', baseUrl: key.providerId, apiKey: keyForEndpoint(app, key.providerId), model: key.model };
+  return undefined;
+}
+
+/** The in-browser engine's window for a model: its prebuilt record's `context_window_size`. */
+async function webllmWindow(modelId: string): Promise<number | undefined> {
+  const { loadModelCatalog } = await import('../providers/webllm/models');
+  return (await loadModelCatalog()).models.find((model) => model.id === modelId)?.contextWindow;
+}
+
+/** The providers whose server or chat model changed between two lists (new ones included). */
+export function changedProviders(before: readonly SavedProvider[], after: readonly SavedProvider[]): SavedProvider[] {
+  return after.filter((entry) => {
+    const old = before.find((known) => known.id === entry.id);
+    return entry.model.trim() !== '' && (!old || old.baseUrl !== entry.baseUrl || old.model !== entry.model || old.kind !== entry.kind);
+  });
+}
+
+export function createModelWindows(storage: KnackServices, settings: KnackSettingsService, context: 'tab' | 'worker'): ModelWindows {
+  const windows = new ModelWindows({
+    records: storage.stores.settings,
+    changes: storage.changes,
+    provider: (key) => windowProviderFor(settings, key),
+    webllmWindow,
+  });
+  if (context === 'tab') {
+    let known = settings.get('app').providers;
+    settings.subscribe('app', (app) => {
+      const changed = changedProviders(known, app.providers);
+      known = app.providers;
+      for (const provider of changed) {
+        void windows.discover({ providerId: provider.id, model: provider.model }, { forgetLearned: true }).catch((error: unknown) =>
+          console.warn('[knack] asking the server for its window failed', error),
+        );
+      }
+    });
+  }
+  return windows;
+}
