@@ -253,6 +253,11 @@ export class ModelWindows implements ModelWindowBook {
     return effectiveWindow(record, this.#fallback(key));
   }
 
+  /** The stored record of a model as it is now (no discovery). */
+  record(key: ModelKey): Promise<ModelWindowRecord> {
+    return this.#read(key);
+  }
+
   /** The window and the record behind it, for Settings; discovers on first sight like `lookup`. */
   async view(key: ModelKey): Promise<ModelWindowView> {
     const { window } = await this.lookup(key);
