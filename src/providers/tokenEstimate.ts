@@ -119,8 +119,15 @@ export function nextRatio(ratio: number, observations: number, estimated: number
   return Math.round(Math.min(MAX_RATIO, Math.max(MIN_RATIO, next)) * 10_000) / 10_000;
 }
 
-/** A TokenCounter from the estimate, scaled by a per-model calibration ratio that may change. */
+/**
+ * A TokenCounter from the estimate, scaled by a per-model calibration ratio that may change.
+ * The raw estimate of each message object and tool list is kept (weakly), so a budget that
+ * counts the same conversation again and again pays for each message once.
+ */
 export class EstimatingCounter implements TokenCounter {
+  readonly #messages = new WeakMap<ChatMessage, { content: string; calls: unknown; tokens: number }>();
+  readonly #tools = new WeakMap<readonly ToolSpec[], number>();
+
   constructor(private readonly ratio: () => number = () => 1) {}
 
   private scale(raw: number): number {
@@ -132,11 +139,23 @@ export class EstimatingCounter implements TokenCounter {
   }
 
   countMessage(message: ChatMessage): number {
-    return this.scale(estimateMessageTokens(message));
+    let known = this.#messages.get(message);
+    // A message edited in place (a streamed reply growing) is counted again.
+    if (!known || known.content !== message.content || known.calls !== message.toolCalls) {
+      known = { content: message.content, calls: message.toolCalls, tokens: estimateMessageTokens(message) };
+      this.#messages.set(message, known);
+    }
+    return this.scale(known.tokens);
   }
 
   countTools(tools: readonly ToolSpec[] | undefined): number {
-    return this.scale(estimateToolTokens(tools));
+    if (!tools) return 0;
+    let known = this.#tools.get(tools);
+    if (known === undefined) {
+      known = estimateToolTokens(tools);
+      this.#tools.set(tools, known);
+    }
+    return this.scale(known);
   }
 }
 

@@ -64,6 +64,15 @@ describe('messages and tools', () => {
     expect(two).toBeGreaterThan(one);
   });
 
+  it("keeps each message object's estimate, and counts a message edited in place again", () => {
+    const counter = new EstimatingCounter();
+    const message = { role: 'assistant' as const, content: 'short' };
+    const first = counter.countMessage(message);
+    expect(counter.countMessage(message)).toBe(first);
+    message.content = 'a much longer reply than before, with many more words in it';
+    expect(counter.countMessage(message)).toBeGreaterThan(first);
+  });
+
   it('countRequest adds the reply priming to the messages and tools', () => {
     const counter = new EstimatingCounter();
     const messages = [{ role: 'user' as const, content: 'hi' }];
