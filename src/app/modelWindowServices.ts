@@ -28,6 +28,18 @@ async function webllmWindow(modelId: string): Promise<number | undefined> {
   return (await loadModelCatalog()).models.find((model) => model.id === modelId)?.contextWindow;
 }
 
+/**
+ * The options the in-browser engine loads a model with: the user's window for it, set on any
+ * saved in-browser provider (web-llm takes it as `context_window_size`).
+ */
+export async function webllmChatOptions(windows: ModelWindows, settings: KnackSettingsService, modelId: string): Promise<{ context_window_size: number } | undefined> {
+  for (const provider of settings.get('app').providers.filter((entry) => entry.kind === 'webgpu')) {
+    const set = (await windows.record({ providerId: provider.id, model: modelId })).set;
+    if (set) return { context_window_size: set };
+  }
+  return undefined;
+}
+
 /** The providers whose server or chat model changed between two lists (new ones included). */
 export function changedProviders(before: readonly SavedProvider[], after: readonly SavedProvider[]): SavedProvider[] {
   return after.filter((entry) => {
@@ -45,8 +57,17 @@ export function createModelWindows(storage: KnackServices, settings: KnackSettin
   });
   if (context === 'tab') {
     let known = settings.get('app').providers;
+    // Only once an in-browser provider exists: the engine host's chunk is not loaded before.
+    let engineHooked = false;
+    const hookEngine = (providers: readonly SavedProvider[]) => {
+      if (engineHooked || !providers.some((entry) => entry.kind === 'webgpu')) return;
+      engineHooked = true;
+      void import('../providers/webllm/engineHost').then(({ engineHost }) => engineHost().useChatOptions((modelId) => webllmChatOptions(windows, settings, modelId)));
+    };
+    hookEngine(known);
     settings.subscribe('app', (app) => {
-      const changed = changedProviders(known, app.providers);
+      hookEngine(app.providers);
+      const changed = changedProviders(known, app.providers).filter((entry) => entry.kind === 'openai-compatible');
       known = app.providers;
       for (const provider of changed) {
         void windows.discover({ providerId: provider.id, model: provider.model }, { forgetLearned: true }).catch((error: unknown) =>
