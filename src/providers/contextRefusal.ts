@@ -80,7 +80,8 @@ export function contextRefusal(bodyText: string): ContextRefusal {
     const window = fromField ?? windowNamedIn(message);
     return window === undefined ? { tooLong } : { tooLong, window };
   }
-  if (!TOO_LONG_WORDS.test(text)) return { tooLong: false };
+  // An HTML error page (a proxy's) says nothing about the model.
+  if (/^</.test(text) || !TOO_LONG_WORDS.test(text)) return { tooLong: false };
   const window = windowNamedIn(text);
   return window === undefined ? { tooLong: true } : { tooLong: true, window };
 }
