@@ -135,8 +135,12 @@ export class ModelWindows implements ModelWindowBook {
     return normalizeWindowRecord(await this.#deps.records.get(windowRecordKey(key)), key);
   }
 
-  /** Read-modify-write of one model's record, in one transaction where the store offers it. */
-  async #update(key: ModelKey, change: (record: ModelWindowRecord) => ModelWindowRecord): Promise<ModelWindowRecord> {
+  /**
+   * Read-modify-write of one model's record, in one transaction where the store offers it.
+   * Tells every context (Settings shows the window) unless `quiet`: a calibration step after
+   * each model call changes nothing Settings shows.
+   */
+  async #update(key: ModelKey, change: (record: ModelWindowRecord) => ModelWindowRecord, quiet = false): Promise<ModelWindowRecord> {
     const recordKey = windowRecordKey(key);
     let written: ModelWindowRecord | undefined;
     const { records } = this.#deps;
@@ -149,7 +153,7 @@ export class ModelWindows implements ModelWindowBook {
       written = change(await this.#read(key));
       await records.put(recordKey, written);
     }
-    this.#deps.changes?.publish({ type: 'settings-changed', keys: [MODEL_WINDOWS_CHANGE_KEY] });
+    if (!quiet) this.#deps.changes?.publish({ type: 'settings-changed', keys: [MODEL_WINDOWS_CHANGE_KEY] });
     return written!;
   }
 
@@ -235,8 +239,8 @@ export class ModelWindows implements ModelWindowBook {
     const ratio = nextRatio(known.ratio, known.observations, estimated, reported);
     const next = { ratio, observations: known.observations + 1 };
     this.#ratios.set(id, next);
-    void this.#update(key, (record) => ({ ...record, ratio: next.ratio, observations: Math.max(next.observations, record.observations) })).catch((error: unknown) =>
-      console.warn('[knack] the calibration of a model could not be saved', error),
+    void this.#update(key, (record) => ({ ...record, ratio: next.ratio, observations: Math.max(next.observations, record.observations) }), true).catch(
+      (error: unknown) => console.warn('[knack] the calibration of a model could not be saved', error),
     );
   }
 
