@@ -145,7 +145,7 @@ export async function createAppServices(
 
   const { activity } = storage.stores;
   if (context === 'tab') {
-    // Started now so that saving a provider asks its server for the window (app/modelWindowServices.ts).
+    // Started now so an in-browser provider loads its model with the user's window (app/modelWindowServices.ts).
     void modelWindows().catch((error: unknown) => console.warn('[knack] the window book could not start', error));
     // Keep the activity store small: old runs go once per start, off the critical path.
     void activity.prune().catch((error: unknown) => console.warn('[knack] pruning old activity failed', error));

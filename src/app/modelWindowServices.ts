@@ -1,7 +1,8 @@
 /**
  * Builds the window book of one context (app/modelWindows.ts) on the context's settings store
- * and saved providers (docs/context-window.md). In the tab, saving a provider with a new base
- * URL or chat model asks that server again and forgets what refusals taught about the old one.
+ * and saved providers (docs/context-window.md). Saving a provider with a new base URL or chat
+ * model in Settings asks that server again and forgets what refusals taught about the old one
+ * (`providerSaved`); settings that change any other way (a restore, another tab) do not.
  */
 import type { KnackServices } from './storageServices';
 import type { KnackSettingsService } from './settings';
@@ -48,6 +49,15 @@ export function changedProviders(before: readonly SavedProvider[], after: readon
   });
 }
 
+/**
+ * After the user saved providers in Settings: each one whose server, kind or chat model changed
+ * (or that is new) is asked for its window now. Resolves when every answer is stored.
+ */
+export async function providerSaved(windows: ModelWindows, before: readonly SavedProvider[], after: readonly SavedProvider[]): Promise<void> {
+  const changed = changedProviders(before, after).filter((entry) => entry.kind === 'openai-compatible' || entry.kind === 'webgpu');
+  await Promise.all(changed.map((entry) => windows.discover({ providerId: entry.id, model: entry.model }, { forgetLearned: true })));
+}
+
 export function createModelWindows(storage: KnackServices, settings: KnackSettingsService, context: 'tab' | 'worker'): ModelWindows {
   const windows = new ModelWindows({
     records: storage.stores.settings,
@@ -56,7 +66,6 @@ export function createModelWindows(storage: KnackServices, settings: KnackSettin
     webllmWindow,
   });
   if (context === 'tab') {
-    let known = settings.get('app').providers;
     // Only once an in-browser provider exists: the engine host's chunk is not loaded before.
     let engineHooked = false;
     const hookEngine = (providers: readonly SavedProvider[]) => {
@@ -64,17 +73,8 @@ export function createModelWindows(storage: KnackServices, settings: KnackSettin
       engineHooked = true;
       void import('../providers/webllm/engineHost').then(({ engineHost }) => engineHost().useChatOptions((modelId) => webllmChatOptions(windows, settings, modelId)));
     };
-    hookEngine(known);
-    settings.subscribe('app', (app) => {
-      hookEngine(app.providers);
-      const changed = changedProviders(known, app.providers).filter((entry) => entry.kind === 'openai-compatible');
-      known = app.providers;
-      for (const provider of changed) {
-        void windows.discover({ providerId: provider.id, model: provider.model }, { forgetLearned: true }).catch((error: unknown) =>
-          console.warn('[knack] asking the server for its window failed', error),
-        );
-      }
-    });
+    hookEngine(settings.get('app').providers);
+    settings.subscribe('app', (app) => hookEngine(app.providers));
   }
   return windows;
 }

@@ -262,9 +262,13 @@ export class ModelWindows implements ModelWindowBook {
     return this.#read(key);
   }
 
-  /** The window and the record behind it, for Settings; discovers on first sight like `lookup`. */
+  /**
+   * The window and the record behind it, for Settings. Unlike `lookup` it never asks the server:
+   * opening Settings contacts nothing and writes nothing (a model not asked yet shows the
+   * default until its first use or until its provider is saved).
+   */
   async view(key: ModelKey): Promise<ModelWindowView> {
-    const { window } = await this.lookup(key);
-    return { window, record: await this.#read(key) };
+    const record = await this.#read(key);
+    return { window: effectiveWindow(record, this.#fallback(key)), record };
   }
 }

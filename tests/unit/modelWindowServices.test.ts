@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppServices } from '../../src/app/appServices';
-import { changedProviders, webllmChatOptions, windowProviderFor } from '../../src/app/modelWindowServices';
+import { changedProviders, providerSaved, webllmChatOptions, windowProviderFor } from '../../src/app/modelWindowServices';
 import type { SavedProvider } from '../../src/app/savedProviders';
 import { startScriptedServer, type ScriptedServer } from '../fixtures/scriptedServer';
 import { memoryAppServices } from './helpers/memoryAppServices';
@@ -27,15 +27,27 @@ describe('the window book in the app services', () => {
     expect(await app.modelWindows()).toBe(await app.modelWindows());
   });
 
-  it('in the tab, saving a provider with a new server asks it for the window at once', async () => {
+  it('a provider saved with a new server is asked for the window at once, and what refusals taught is forgotten', async () => {
     server = await startScriptedServer({ context: { nCtx: 3072, mode: 'llamacpp' } });
     const app = await services('tab');
-    await app.modelWindows();
-    await app.settings.update('app', { providers: [http('local', server.baseUrl, 'scripted-model')], defaultProviderId: 'local' });
-    await server.waitForRequest((request) => request.path === '/props');
     const windows = await app.modelWindows();
-    await expect.poll(async () => (await windows.record({ providerId: 'local', model: 'scripted-model' })).reported?.tokens).toBe(3072);
+    const before = app.settings.get('app').providers;
+    const after = [http('local', server.baseUrl, 'scripted-model')];
+    await windows.learn({ providerId: 'local', model: 'scripted-model' }, 1024, 'an older server');
+    await app.settings.update('app', { providers: after, defaultProviderId: 'local' });
+    await providerSaved(windows, before, after);
+    expect(server.requests.some((request) => request.path === '/props')).toBe(true);
     expect((await windows.lookup({ providerId: 'local', model: 'scripted-model' })).window).toEqual({ tokens: 3072, source: 'reported', detail: 'llama.cpp' });
+  });
+
+  it('settings changed another way (a restore, another tab) ask nothing', async () => {
+    server = await startScriptedServer({ context: { nCtx: 3072, mode: 'llamacpp' } });
+    const app = await services('tab');
+    const windows = await app.modelWindows();
+    await app.settings.update('app', { providers: [http('local', server.baseUrl, 'scripted-model')], defaultProviderId: 'local' });
+    await providerSaved(windows, [http('local', server.baseUrl, 'scripted-model')], [http('local', server.baseUrl, 'scripted-model')]);
+    expect(server.requests).toEqual([]);
+    expect((await windows.record({ providerId: 'local', model: 'scripted-model' })).discoveredAt).toBe(0);
   });
 
   it('the review worker reads what the tab learned (one record per model in the shared settings store)', async () => {

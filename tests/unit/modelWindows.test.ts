@@ -31,6 +31,13 @@ describe('ModelWindows', () => {
     expect(await records.get(windowRecordKey(key))).toMatchObject({ reported: { tokens: 8192, detail: 'llama.cpp' }, discoveredAt: 1_000 });
   });
 
+  it('view (for Settings) asks nobody and writes nothing', async () => {
+    const { windows, asked, records } = book({ reported: { tokens: 8192, source: 'reported', detail: 'llama.cpp' } });
+    expect((await windows.view(key)).window).toMatchObject({ tokens: 4096, source: 'default' });
+    expect(asked).toEqual([]);
+    expect(await records.keys()).toEqual([]);
+  });
+
   it('concurrent first lookups ask the server once', async () => {
     const { windows, asked } = book({ reported: { tokens: 8192, source: 'reported', detail: 'llama.cpp' } });
     await Promise.all([windows.lookup(key), windows.lookup(key), windows.lookup(key)]);

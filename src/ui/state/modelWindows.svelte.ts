@@ -5,6 +5,8 @@
  */
 import { appServices } from '../../app/services';
 import { MODEL_WINDOWS_CHANGE_KEY, type ModelWindowView } from '../../app/modelWindows';
+import { providerSaved } from '../../app/modelWindowServices';
+import type { SavedProvider } from '../../app/savedProviders';
 import type { ModelKey } from '../../providers/modelWindow';
 
 class ModelWindowState {
@@ -13,7 +15,7 @@ class ModelWindowState {
   #key: ModelKey | null = null;
   #listening = false;
 
-  /** Shows the window of `key` (asks the server on the first sight of a model). */
+  /** Shows what is known of the window of `key` (asking nobody). */
   async show(key: ModelKey): Promise<void> {
     this.#key = key;
     this.view = null;
@@ -27,6 +29,11 @@ class ModelWindowState {
     if (((await windows.record(key)).set ?? null) === tokens) return;
     await windows.set(key, tokens);
     if (this.#key?.providerId === key.providerId && this.#key.model === key.model) await this.#reload();
+  }
+
+  /** After Settings saved `after` over `before`: a new server or chat model is asked for its window now. */
+  async providerSaved(before: readonly SavedProvider[], after: readonly SavedProvider[]): Promise<void> {
+    await providerSaved(await (await appServices()).modelWindows(), before, after);
   }
 
   async #reload(): Promise<void> {
