@@ -38,7 +38,14 @@ const knackTimeoutMs = Number(process.env.KNACK_WAIT_MS ?? 20_000);
 const benchTimeoutMs = Number(process.env.KNACK_BENCH_TIMEOUT_MS ?? 120_000);
 
 /** Node benches: each returns an object whose keys are merged into the results. */
-const NODE_BENCHES = [{ name: 'initialJs', run: () => initialJsGzip(outDir) }];
+const NODE_BENCHES = [
+  { name: 'initialJs', run: () => initialJsGzip(outDir) },
+  // TypeScript, and Node-only (the real tokenizer is a dev dependency): loaded through Vite's runner.
+  {
+    name: 'tokenEstimate',
+    run: async () => (await runnerImport(path.join(root, 'bench/node/tokenEstimate.ts'), { configFile: false, logLevel: 'silent' })).module.results,
+  },
+];
 
 /**
  * Benches that drive the browser themselves, for what an in-page bench can't control: their

@@ -23,6 +23,7 @@ import type { SessionServices } from './sessionServices';
 import type { ChatServices } from './chatServices';
 import type { GateServices } from './gateServices';
 import type { BackupService } from './backupService';
+import type { ModelWindows } from './modelWindows';
 
 export type AppContext = 'tab' | 'worker';
 
@@ -57,6 +58,8 @@ export interface AppServices {
   gate(): Promise<GateServices>;
   /** Tab only: backup, restore and wipe for Settings (app/backupService.ts). */
   backup(): Promise<BackupService>;
+  /** Each model's window and token counter (app/modelWindows.ts, docs/context-window.md). */
+  modelWindows(): Promise<ModelWindows>;
 }
 
 /** A lazily created value, created again on the next call if creating it failed. */
@@ -138,8 +141,12 @@ export async function createAppServices(
 
   const backup = context === 'tab' ? once(async () => (await import('./backupService')).createBackupService(storage)) : tabOnly('Backup and restore');
 
+  const modelWindows = once(async () => (await import('./modelWindowServices')).createModelWindows(storage, settings, context));
+
   const { activity } = storage.stores;
   if (context === 'tab') {
+    // Started now so an in-browser provider loads its model with the user's window (app/modelWindowServices.ts).
+    void modelWindows().catch((error: unknown) => console.warn('[knack] the window book could not start', error));
     // Keep the activity store small: old runs go once per start, off the critical path.
     void activity.prune().catch((error: unknown) => console.warn('[knack] pruning old activity failed', error));
   }
@@ -162,5 +169,6 @@ export async function createAppServices(
     chat,
     gate,
     backup,
+    modelWindows,
   };
 }

@@ -84,6 +84,8 @@ export interface ProviderErrorDetails {
   rejectedParam?: SamplingParam;
   /** The request does not fit the model's context window. */
   contextTooLong?: boolean;
+  /** The window the refusal named, in tokens (llama.cpp's `n_ctx`, "maximum context length is N tokens"…). */
+  contextWindow?: number;
   /** How long the server asked us to wait (Retry-After of a 429 or 503), in milliseconds. */
   retryAfterMs?: number;
 }
@@ -93,6 +95,7 @@ export class ProviderError extends Error {
   override readonly name = 'ProviderError';
   readonly rejectedParam?: SamplingParam;
   readonly contextTooLong?: boolean;
+  readonly contextWindow?: number;
   readonly retryAfterMs?: number;
   constructor(
     readonly kind: ProviderErrorKind,
@@ -105,6 +108,7 @@ export class ProviderError extends Error {
     super(message);
     if (details.rejectedParam !== undefined) this.rejectedParam = details.rejectedParam;
     if (details.contextTooLong) this.contextTooLong = true;
+    if (details.contextWindow !== undefined) this.contextWindow = details.contextWindow;
     if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
   }
 
@@ -113,6 +117,7 @@ export class ProviderError extends Error {
     const details: ProviderErrorDetails = {};
     if (this.rejectedParam !== undefined) details.rejectedParam = this.rejectedParam;
     if (this.contextTooLong) details.contextTooLong = true;
+    if (this.contextWindow !== undefined) details.contextWindow = this.contextWindow;
     if (this.retryAfterMs !== undefined) details.retryAfterMs = this.retryAfterMs;
     return details;
   }

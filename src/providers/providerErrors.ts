@@ -8,6 +8,7 @@
  */
 import { ProviderError, type SamplingParam } from './provider';
 import { presetById, presetForBaseUrl, type ProviderPreset } from './presets';
+import { contextRefusal } from './contextRefusal';
 
 export interface ErrorContext {
   baseUrl: string;
@@ -115,11 +116,6 @@ export function rejectedSamplingParam(detail: string): SamplingParam | undefined
   return found?.param;
 }
 
-/** Whether a 400's message says the request does not fit the model's context window. */
-export function saysContextTooLong(detail: string): boolean {
-  return /context|too long|maximum.*tokens|tokens.*exceed/i.test(detail);
-}
-
 /** A non-2xx answer from `url`. `retryAfter` is the Retry-After header, if any. */
 export function httpError(status: number, bodyText: string, context: ErrorContext, retryAfter?: string | null): ProviderError {
   const base = displayUrl(context.baseUrl);
@@ -176,7 +172,9 @@ export function httpError(status: number, bodyText: string, context: ErrorContex
     );
   }
   const rejectedParam = rejectedSamplingParam(detail);
-  const tooLong = !rejectedParam && saysContextTooLong(detail);
+  // The whole body, not just its message: llama.cpp names the window in a field beside it.
+  const refusal = rejectedParam ? { tooLong: false } : contextRefusal(bodyText);
+  const tooLong = refusal.tooLong;
   return new ProviderError(
     'bad-request',
     withDetail(`The server at ${base} rejected the request (${status}).`, detail),
@@ -184,7 +182,7 @@ export function httpError(status: number, bodyText: string, context: ErrorContex
       ? 'The conversation is too long for this model: start a new chat or pick a model with a larger context.'
       : 'Check the model name and the Base URL in Settings; the server\'s message above says what it did not accept.',
     status,
-    rejectedParam ? { rejectedParam } : tooLong ? { contextTooLong: true } : {},
+    rejectedParam ? { rejectedParam } : tooLong ? { contextTooLong: true, ...(refusal.window ? { contextWindow: refusal.window } : {}) } : {},
   );
 }
 

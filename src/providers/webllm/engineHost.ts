@@ -60,9 +60,16 @@ interface WaitingTurn {
   grant(): void;
 }
 
+/** What a model is loaded with beyond its record: the user's window (docs/context-window.md). */
+export interface EngineChatOptions {
+  context_window_size?: number;
+}
+
 export interface EngineHostOptions {
   createWorker?: () => Worker;
   loadWebLlm?: () => Promise<WebLlmModule>;
+  /** The options to load a model with (web-llm's `ChatOptions` overrides), if any. */
+  chatOptions?: (modelId: string) => Promise<EngineChatOptions | undefined>;
 }
 
 function createLlmWorker(): Worker {
@@ -93,6 +100,7 @@ interface EngineInstance {
 export class EngineHost implements EngineAccess {
   readonly #createWorker: () => Worker;
   readonly #loadWebLlm: () => Promise<WebLlmModule>;
+  #chatOptions: EngineHostOptions['chatOptions'];
   #instance: Promise<EngineInstance> | null = null;
   #loadedModel: string | undefined;
   #loading: LoadInFlight | null = null;
@@ -104,6 +112,12 @@ export class EngineHost implements EngineAccess {
   constructor(options: EngineHostOptions = {}) {
     this.#createWorker = options.createWorker ?? createLlmWorker;
     this.#loadWebLlm = options.loadWebLlm ?? (() => import('@mlc-ai/web-llm'));
+    this.#chatOptions = options.chatOptions;
+  }
+
+  /** Where the next loads take their options from (the window book, in the tab). */
+  useChatOptions(chatOptions: EngineHostOptions['chatOptions']): void {
+    this.#chatOptions = chatOptions;
   }
 
   get status(): HostStatus {
@@ -275,10 +289,12 @@ export class EngineHost implements EngineAccess {
         throw toProviderError(new TypeError('Failed to fetch'), { stage: 'load', modelId, online: false });
       }
     }
+    // The user's window, when set: web-llm sizes the KV cache for it at load time.
+    const chatOptions = await this.#chatOptions?.(modelId).catch(() => undefined);
     const instance = await this.#ensureInstance();
     this.#loadedModel = undefined;
     try {
-      await Promise.race([instance.engine.reload(modelId), instance.gone]);
+      await Promise.race([chatOptions ? instance.engine.reload(modelId, chatOptions) : instance.engine.reload(modelId), instance.gone]);
     } catch (error) {
       throw toProviderError(error, { stage: 'load', modelId, online: isOnline() });
     }

@@ -6,6 +6,7 @@
  * name at the start of the text and by telltale phrases, never by `instanceof`.
  */
 import { ProviderError } from '../provider';
+import { windowNamedIn } from '../contextRefusal';
 
 export type EngineStage = 'load' | 'generate';
 
@@ -70,12 +71,14 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
     return new ProviderError('model', `"${model}" is not one of the in-browser models.`, 'Pick a model from the list in Settings.');
   }
   if (/ContextWindowSizeExceededError|context window/i.test(all)) {
+    // web-llm's message names the window ("…context window size: 4096…"): it teaches the window.
+    const window = windowNamedIn(message);
     return new ProviderError(
       'bad-request',
       'The conversation is longer than this model can read at once.',
       'Start a new chat, or pick a model with a larger context window.',
       undefined,
-      { contextTooLong: true },
+      window === undefined ? { contextTooLong: true } : { contextTooLong: true, contextWindow: window },
     );
   }
   if (/Failed to fetch|NetworkError|net::|Load failed|fetch failed|ERR_INTERNET_DISCONNECTED|Cannot fetch/i.test(all)) {

@@ -47,6 +47,8 @@ interface Harness {
 /** Stands in for WebWorkerMLCEngine: scripted reloads and streams that wait for `gate`. */
 class FakeClient {
   reloads: string[] = [];
+  /** The chat options each reload was given (undefined: none). */
+  reloadOptions: unknown[] = [];
   /** The label of each generation, in the order the engine started them. */
   created: string[] = [];
   interrupts = 0;
@@ -62,8 +64,9 @@ class FakeClient {
   ) {
     this.progress = config.initProgressCallback;
   }
-  async reload(modelId: string) {
+  async reload(modelId: string, chatOptions?: unknown) {
     this.reloads.push(modelId);
+    this.reloadOptions.push(chatOptions);
     this.harness.reloadStarted.resolve();
     this.progress({ progress: 0.5, text: 'Fetching param cache[1/2]', timeElapsed: 1 });
     if (this.harness.reloadGate) await this.harness.reloadGate.promise;
@@ -144,6 +147,16 @@ describe('EngineHost', () => {
     expect(progress).toEqual([0.5]);
     expect(statuses.map((status) => status.phase)).toEqual(['idle', 'loading', 'loading', 'ready']);
     expect(host.loadedModel).toBe(MODEL);
+  });
+
+  it("loads a model with the user's window as web-llm's context_window_size, and without options when none is set", async () => {
+    const { host, engines } = makeHost();
+    await host.load(MODEL);
+    expect(engines[0].reloadOptions).toEqual([undefined]);
+    await host.unload();
+    host.useChatOptions(async (modelId) => (modelId === MODEL ? { context_window_size: 8192 } : undefined));
+    await host.load(MODEL);
+    expect(engines[0].reloadOptions).toEqual([undefined, { context_window_size: 8192 }]);
   });
 
   it('serves a remote caller through a MessagePort on the same engine', async () => {
