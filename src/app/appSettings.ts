@@ -80,6 +80,8 @@ export interface KnackSettings {
   memoryNudgeInterval: number;
   /** Optional separate review model; absent means the chat's own. */
   reviewProvider?: ReviewProviderChoice;
+  /** Summarise the conversation's middle before a request passes this percentage of the model's window (docs/context-window.md). */
+  compactAtPercent: number;
 }
 
 const DEFAULT_PROVIDER_FIELDS = { provider: 'openai-compatible', baseUrl: 'http://localhost:11434/v1', apiKey: '', model: '' } as const;
@@ -91,6 +93,7 @@ export const DEFAULT_SETTINGS: Readonly<KnackSettings> = Object.freeze({
   toolProtocols: {},
   creationNudgeInterval: defaultIntervals.creationNudgeInterval,
   memoryNudgeInterval: defaultIntervals.memoryNudgeInterval,
+  compactAtPercent: 50,
 }) as Readonly<KnackSettings>;
 
 export function toolProtocolFor(settings: Pick<KnackSettings, 'toolProtocols'>, model: string): ToolProtocol {
@@ -200,6 +203,7 @@ export function normalizeSettings(raw: unknown): KnackSettings {
     toolProtocols: toolProtocolMap(source.toolProtocols),
     creationNudgeInterval: interval(source.creationNudgeInterval, DEFAULT_SETTINGS.creationNudgeInterval),
     memoryNudgeInterval: interval(source.memoryNudgeInterval, DEFAULT_SETTINGS.memoryNudgeInterval),
+    compactAtPercent: Math.min(90, Math.max(20, interval(source.compactAtPercent, DEFAULT_SETTINGS.compactAtPercent))),
     ...reviewChoice(source.reviewProvider),
   };
 }

@@ -15,7 +15,9 @@ import type { ParamMemory } from '../gate/replayArm';
 import type { GateJobServices } from '../gate/gateJob';
 import type { PreviousVersion } from '../gate/vsPrevious';
 import type { SkillServices } from './skillServices';
-import { reviewProviderSettings } from './appSettings';
+import { reviewProviderSettings, type KnackSettings } from './appSettings';
+import { modelKeyFor, requestFitsFor } from './chatContexts';
+import type { ModelWindow, TokenCounter } from '../providers/modelWindow';
 import type { AppServices } from './appServices';
 import { gateNoiseKey, gateProviderSettings, recordGateRun } from './settings';
 
@@ -58,9 +60,11 @@ export function createReviewWorkerHandler(app: () => Promise<AppServices>, optio
         const services = await app();
         const [registry, appSettings] = await Promise.all([services.tools(), services.settings.read('app')]);
         if (controller.signal.aborted) return stopped(job.kind);
-        const provider = await (options.createProvider ?? defaultProvider)(reviewProviderSettings(appSettings), engineAccess);
-        const { runReview } = await import('../review/reviewRun');
+        const reviewSettings = reviewProviderSettings(appSettings);
+        const provider = await (options.createProvider ?? defaultProvider)(reviewSettings, engineAccess);
+        const [{ runReview }, window] = await Promise.all([import('../review/reviewRun'), windowOf(services, appSettings, reviewSettings)]);
         return await runReview({
+          window,
           provider,
           tools: registry,
           kind: job.kind,
@@ -109,6 +113,11 @@ export function createReviewWorkerHandler(app: () => Promise<AppServices>, optio
       return skills.engine.catalog.size;
     },
   };
+}
+
+/** A background model's window and counter from the window book (docs/context-window.md). */
+async function windowOf(services: AppServices, appSettings: KnackSettings, provider: ProviderSettings): Promise<{ window: ModelWindow; counter: TokenCounter }> {
+  return (await services.modelWindows()).lookup(modelKeyFor(appSettings, provider));
 }
 
 /** What the gate keeps for the worker's life: refused parameters per model, the regex runner. */
@@ -176,6 +185,7 @@ async function runGateInWorker(services: AppServices, job: GateJob, context: Gat
         memory: context.memory,
         poolSize: poolSizeFor(providerSettings),
         maxTokens: gateSettings.maxTokens,
+        fits: requestFitsFor(await windowOf(services, appSettings, providerSettings), providerSettings.model || 'the gate model'),
         cache: new RecordStoreReplayCache(services.storage.stores.replays),
         regexRunner: context.regexRunner,
         ...context.options.gateTiming,

@@ -14,6 +14,8 @@ import { chatModel } from './chatModel.svelte';
 import { VIEW_IDS, type ViewId } from './routes';
 import { ChatController, type ChatLine, type ChatSessionDeps, type TurnProblem } from '../../agent/chatSession';
 import type { ContextUsage } from '../../agent/contextBudget';
+import type { ChatContext } from '../../agent/chatContext';
+import { chatContextFor } from '../../app/chatContexts';
 import type { SessionSummary } from '../../sessions/sessionStore';
 import { parseSlashCommand } from '../../agent/slashCommands';
 import { appServices } from '../../app/services';
@@ -287,6 +289,7 @@ class ChatState {
       buildSystemPrompt: services.buildSystemPrompt,
       skills: services.skills,
       provider: () => this.#provider(),
+      context: () => this.#context(),
       chatModel: () => chatModel.forNewSession(),
       intervals: () => ({
         creationNudgeInterval: settings.current.creationNudgeInterval,
@@ -300,6 +303,14 @@ class ChatState {
         afterTurn: (report) => learning.afterTurn(report),
       },
     };
+  }
+
+  /** The chat model's window from the window book (docs/context-window.md); none for a console responder. */
+  async #context(): Promise<ChatContext | null> {
+    const choice = chatModel.choice;
+    if (this.#responder || !choice) return null;
+    const book = await (await appServices()).modelWindows();
+    return chatContextFor(book, choice, settings.current.compactAtPercent / 100);
   }
 
   async #provider(): Promise<ChatProvider> {
