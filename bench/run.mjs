@@ -45,6 +45,10 @@ const NODE_BENCHES = [
     name: 'tokenEstimate',
     run: async () => (await runnerImport(path.join(root, 'bench/node/tokenEstimate.ts'), { configFile: false, logLevel: 'silent' })).module.results,
   },
+  {
+    name: 'contextBudget',
+    run: async () => (await runnerImport(path.join(root, 'bench/node/contextBudget.ts'), { configFile: false, logLevel: 'silent' })).module.results,
+  },
 ];
 
 /**

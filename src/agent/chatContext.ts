@@ -8,7 +8,7 @@ import type { ChatProvider, ProviderError, ToolSpec } from '../providers/provide
 import type { ModelWindow, TokenCounter } from '../providers/modelWindow';
 import type { ChatLine } from './chatLines';
 import { toolsInForm } from './compactTools';
-import { DEFAULT_COMPACT_SHARE, planFor, type ContextPlan, type ContextUsage } from './contextBudget';
+import { DEFAULT_COMPACT_SHARE, offeredToolNames, planFor, type ContextPlan, type ContextUsage } from './contextBudget';
 import { ContextKeeper, type ContextEvent } from './contextKeeper';
 import type { Summariser } from './compaction';
 import type { SessionSummary } from './historyView';
@@ -39,8 +39,8 @@ export interface TurnBudgetHost {
   onEvent(event: ContextEvent | { type: 'window-learned'; window: ModelWindow }): void;
 }
 
-export function promptFitOf(plan: ContextPlan): PromptFit {
-  return { indexTokens: plan.indexTokens, memoryTokens: plan.memoryTokens };
+export function promptFitOf(plan: ContextPlan, toolNames?: readonly string[]): PromptFit {
+  return { indexTokens: plan.indexTokens, memoryTokens: plan.memoryTokens, ...(toolNames ? { tools: offeredToolNames(plan, toolNames) } : {}) };
 }
 
 /** A summary written by the chat's own model: one plain call without tools, its text collected. */
@@ -81,14 +81,14 @@ export class TurnBudget {
 
   #keeperFor(window: ModelWindow): ContextKeeper {
     const plan = planFor(window, this.#context.compactShare ?? DEFAULT_COMPACT_SHARE);
-    const fit = promptFitOf(plan);
+    const fit = promptFitOf(plan, this.tools.map((tool) => tool.name));
     const counter = this.#context.counter;
     return new ContextKeeper(
       {
         window,
         counter,
         plan,
-        tools: toolsInForm(this.tools, plan.toolForm),
+        tools: toolsInForm(this.tools.filter((tool) => fit.tools?.includes(tool.name) ?? true), plan.toolForm),
         lines: () => this.host.lines(),
         summary: () => this.host.summary(),
         saveSummary: (summary) => this.host.saveSummary(summary),

@@ -293,7 +293,7 @@ export class ChatController {
   /** The prompt limits of the chat model's window, for a new session's prompt (undefined: no window known). */
   async #promptFitNow(): Promise<PromptFit | undefined> {
     const context = this.deps.context ? await this.deps.context(await this.deps.provider()) : null;
-    return context ? promptFitOf(planFor(context.window, context.compactShare)) : undefined;
+    return context ? promptFitOf(planFor(context.window, context.compactShare), this.deps.registry.names()) : undefined;
   }
 
   /**

@@ -8,7 +8,7 @@
  */
 import type { TokenCounter } from '../providers/modelWindow';
 import type { ChatLine } from './chatLines';
-import type { ContextPlan } from './contextBudget';
+import { compactionThreshold, type ContextPlan } from './contextBudget';
 import { cutResult, linesToMessages, type SessionSummary } from './historyView';
 
 /** One plain model call without tools: the summary's text, or a throw when the call failed. */
@@ -75,7 +75,7 @@ function forcedTailStart(rest: readonly ChatLine[], counter: TokenCounter, tailB
 
 /** The tokens the kept tail may take: half of what the threshold leaves after the fixed part and a summary. */
 export function tailBudgetOf(plan: ContextPlan, fixedTokens: number): number {
-  return Math.max(0, Math.floor((plan.compactAt - fixedTokens - plan.summaryTokens) * 0.5));
+  return Math.max(0, Math.floor((compactionThreshold(plan, fixedTokens) - fixedTokens - plan.summaryTokens) * 0.5));
 }
 
 /** Splits transcript entries into pieces of at most `limit` tokens (an entry too big alone is cut). */

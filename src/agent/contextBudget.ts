@@ -47,7 +47,7 @@ const clamp = (value: number, low: number, high: number) => Math.max(low, Math.m
 /**
  * The plan for a window. The shares are chosen so that at 4,096 the fixed part stays near a
  * third of the window (docs/context-window.md has the figures): a quarter for the reply, 4 % margin,
- * 11 % for the index and 5 % for memory.
+ * 9 % for the index and 5 % for memory.
  */
 export function planFor(window: ModelWindow | number, compactShare = DEFAULT_COMPACT_SHARE): ContextPlan {
   const tokens = typeof window === 'number' ? window : window.tokens;
@@ -61,14 +61,36 @@ export function planFor(window: ModelWindow | number, compactShare = DEFAULT_COM
     marginTokens,
     promptLimit,
     compactAt: Math.min(promptLimit, Math.floor(tokens * share)),
-    indexTokens: clamp(tokens * 0.11, 0, MAX_INDEX_TOKENS),
+    indexTokens: clamp(tokens * 0.09, 0, MAX_INDEX_TOKENS),
     memoryTokens: clamp(tokens * 0.05, 0, 2_000),
-    toolForm: tokens <= 1_536 ? 'none' : tokens <= 2_048 ? 'minimal' : tokens <= 8_192 ? 'compact' : 'full',
+    toolForm: tokens <= 1_536 ? 'none' : tokens <= 4_096 ? 'minimal' : tokens <= 16_384 ? 'compact' : 'full',
     indexNamesOnly: tokens <= 2_048,
     tailTokens: clamp(tokens * 0.15, 200, 16_000),
-    summaryTokens: clamp(tokens * 0.1, 160, 2_000),
+    summaryTokens: clamp(tokens * 0.08, 160, 2_000),
   };
 }
+
+/**
+ * The threshold a conversation is compacted at, given what the fixed part (system prompt and
+ * tools) takes: the plan's share of the window, but never less than the fixed part plus a fifth
+ * of the window. At 2,048 the fixed part alone is near half the window, and a 50 % threshold
+ * would summarise before every turn (docs/context-window.md, "The budget").
+ */
+export function compactionThreshold(plan: ContextPlan, fixedTokens: number): number {
+  return Math.min(plan.promptLimit, Math.max(plan.compactAt, fixedTokens + Math.floor(plan.window * 0.2)));
+}
+
+/**
+ * The tools a window of this plan is offered: all of them above 2,048; at 2,048 and below only
+ * the ones that load and write skills (the index names skills, skill_view loads them, skill_manage
+ * learns), since every schema is a turn less of conversation.
+ */
+export function offeredToolNames(plan: ContextPlan, names: readonly string[]): string[] {
+  if (plan.window > 2_048) return [...names];
+  return names.filter((name) => SMALL_WINDOW_TOOLS.includes(name));
+}
+
+export const SMALL_WINDOW_TOOLS: readonly string[] = ['skill_view', 'skill_manage'];
 
 /** What fills a request, by part, for the context meter (SPEC §7.1). */
 export interface ContextParts {

@@ -10,7 +10,7 @@ import type { ChatMessage, ToolSpec } from '../providers/provider';
 import type { ModelWindow, TokenCounter } from '../providers/modelWindow';
 import type { ChatLine } from './chatLines';
 import { compactConversation, type Summariser } from './compaction';
-import type { ContextParts, ContextPlan, ContextUsage } from './contextBudget';
+import { compactionThreshold, type ContextParts, type ContextPlan, type ContextUsage } from './contextBudget';
 import { splitLines, type SessionSummary } from './historyView';
 import { fitRequest, type FittedRequest } from './requestFit';
 import { systemPromptParts } from './systemPrompt';
@@ -74,7 +74,7 @@ export class ContextKeeper {
   async prepare(): Promise<PreparedCall> {
     let system = await this.deps.systemPrompt();
     let fit = this.#fit(system);
-    if (fit.tokens > this.deps.plan.compactAt && !this.#failed) {
+    if (fit.tokens > compactionThreshold(this.deps.plan, fit.systemTokens + fit.toolTokens) && !this.#failed) {
       const outcome = await this.#compact(fit);
       if (outcome === 'compacted') {
         system = await this.deps.rebuildSystemPrompt();

@@ -21,6 +21,8 @@ const TOOLSET_OF: Record<string, string> = {
 export interface PromptFit {
   indexTokens: number;
   memoryTokens: number;
+  /** The tools the chat is offered at this window (all of the registry's when absent). */
+  tools?: readonly string[];
 }
 
 export interface SessionPromptSources {
@@ -38,7 +40,7 @@ export type SessionPromptBuilder = (firstUserMessage: string, fit?: PromptFit) =
 
 export function sessionPromptBuilder(sources: SessionPromptSources): SessionPromptBuilder {
   return async (firstUserMessage, fit) => {
-    const tools = sources.registry.names();
+    const tools = sources.registry.names().filter((name) => fit?.tools?.includes(name) ?? true);
     const settings = sources.skillSettings();
     const toolsets = new Set(tools.map((tool) => TOOLSET_OF[tool]).filter((set): set is string => set !== undefined));
     const [memorySnapshot, skillIndex] = await Promise.all([

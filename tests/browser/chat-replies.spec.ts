@@ -100,6 +100,12 @@ test('tool calls read as sentences, the raw call is one click away, and a skill 
 test('model replies of 200 tool calls each render whole, folded per reply, and Stop ends dispatch', async ({ page, scripted }) => {
   await openChatApp(page);
   await useScriptedProvider(page, scripted);
+  // A model with a window large enough for every result, so each request can carry them all (the
+  // budget for small windows is context-budget.spec.ts).
+  await page.evaluate(async () => {
+    const app = globalThis.knack!.app!;
+    await (await app.modelWindows()).set({ providerId: app.settings.get('app').defaultProviderId, model: 'scripted-model' }, 4_000_000);
+  });
   scripted.setFallback({
     text: 'Listing.',
     toolCalls: Array.from({ length: 200 }, () => ({ name: 'skills_list', arguments: {} })),

@@ -60,8 +60,9 @@ describe('planFor', () => {
     expect(plan.replyTokens).toBe(1024);
     expect(plan.promptLimit + plan.replyTokens + plan.marginTokens).toBe(4096);
     expect(plan.compactAt).toBe(2048);
-    expect(plan.indexTokens).toBe(450);
-    expect(plan.toolForm).toBe('compact');
+    expect(plan.indexTokens).toBe(368);
+    expect(plan.toolForm).toBe('minimal');
+    expect(planFor(8192).toolForm).toBe('compact');
     expect(planFor(2048).toolForm).toBe('minimal');
     expect(planFor(2048).indexNamesOnly).toBe(true);
     expect(planFor(1024).toolForm).toBe('none');

@@ -1,0 +1,140 @@
+import type { Page } from '@playwright/test';
+import { test, expect } from './fixtures';
+import { messageItems, openChatApp, sendMessage, useScriptedProvider } from './chatHarness';
+import type { RecordedRequest, ScriptedServer } from '../fixtures/scriptedServer';
+
+// The window budget end to end (docs/context-window.md): a scripted server that counts every
+// request with Qwen3's real tokenizer and refuses like llama.cpp above n_ctx; a 40-skill library;
+// an ordinary chat of short requests and ~250-token answers.
+
+const SUMMARY_OPENING = 'You keep the memory of a long conversation';
+const ANSWER = `Here is what I would do next. ${'Check the plan, keep the steps small, and write down what changed so the next step starts from a known place. '.repeat(9)}`;
+
+const isSummaryRequest = (request: RecordedRequest) => String(request.body?.messages?.[0]?.content ?? '').startsWith(SUMMARY_OPENING);
+
+/** Answers chat requests at length and summary requests with the facts they carry (a model that keeps the user's words). */
+function answerLikeASmallModel(scripted: ScriptedServer): void {
+  scripted.setFallback((request) => {
+    if (!isSummaryRequest(request)) return { text: ANSWER };
+    const prompt = String(request.body.messages.at(-1)?.content ?? '');
+    const facts = [...new Set(prompt.split('\n').filter((line) => /heron/i.test(line)))].slice(0, 2);
+    return { text: `Goal: plan the user's project.\nFacts from the user:\n${facts.map((fact) => `- ${fact.slice(0, 160)}`).join('\n') || '- none yet'}\nOpen: the next step.` };
+  });
+}
+
+async function addSkills(page: Page, count: number): Promise<void> {
+  await page.evaluate(async (count) => {
+    const topics = ['git', 'docker', 'release', 'invoice', 'travel', 'recipe', 'python', 'sql', 'email', 'budget'];
+    for (let n = 0; n < count; n++) {
+      const topic = topics[n % topics.length]!;
+      const name = `${topic}-helper-${n}`;
+      const content = `---\nname: ${name}\ndescription: Use for ${topic} tasks of kind ${n}, steps and pitfalls.\n---\n\n# ${name}\n\n1. Ask what the ${topic} task is.\n2. Do it step by step.\n`;
+      const result = JSON.parse(await globalThis.knack!.skills!.registry.dispatch('skill_manage', { action: 'create', name, content }, { origin: 'user', readPaths: new Set<string>() }));
+      if (!result.success) throw new Error(result.error);
+    }
+  }, count);
+}
+
+function chatTurns(scripted: ScriptedServer): RecordedRequest[] {
+  return scripted.chatRequests().filter((request) => !isSummaryRequest(request));
+}
+
+/** Waits for the turn's end: a turn that compacts first makes two requests, so it may take a while on a loaded machine. */
+async function waitForTurnEnd(page: Page, turn: number): Promise<void> {
+  await expect(page.getByRole('button', { name: 'Stop' })).toBeDisabled({ timeout: 60_000 });
+  await expect(messageItems(page).filter({ hasText: 'Here is what I would do next.' })).toHaveCount(turn, { timeout: 60_000 });
+}
+
+async function chat(page: Page, turns: number, first: string): Promise<void> {
+  for (let turn = 1; turn <= turns; turn++) {
+    await sendMessage(page, turn === 1 ? first : `Turn ${turn}: what should I do next?`);
+    await waitForTurnEnd(page, turn);
+  }
+}
+
+test.describe('at 4,096 tokens', () => {
+  test.use({ scriptedOptions: { context: { nCtx: 4096, mode: 'llamacpp' } } });
+
+  test('a 40-turn chat with 40 skills answers every turn, never sends over the window, and keeps a turn-1 fact', async ({ page, scripted }) => {
+    test.setTimeout(400_000);
+    await openChatApp(page);
+    await addSkills(page, 40);
+    await useScriptedProvider(page, scripted);
+    answerLikeASmallModel(scripted);
+    await chat(page, 40, 'My project is called Heron. Help me plan it.');
+
+    const requests = scripted.chatRequests();
+    expect(requests.filter((request) => request.context?.overWindow)).toEqual([]);
+    const turns = chatTurns(scripted);
+    expect(turns).toHaveLength(40);
+    expect(turns.every((request) => request.served === 'reply')).toBe(true);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await expect(messageItems(page)).toHaveCount(80 + (await page.locator('.marker-row').count()));
+    // The first request: at most 35 % of the window (SPEC §17).
+    expect(turns[0]!.context!.promptTokens).toBeLessThanOrEqual(4096 * 0.35);
+    // The fact of turn 1 reaches the request of turn 40 (in the summary or the first message).
+    expect(JSON.stringify(turns.at(-1)!.body.messages)).toContain('Heron');
+    const compactions = requests.filter(isSummaryRequest).length;
+    expect(compactions).toBeGreaterThan(0);
+    await expect(page.getByText('Earlier messages summarised', { exact: true })).toBeVisible();
+    await page.getByText('Earlier messages summarised', { exact: true }).click();
+    await expect(page.getByRole('note').locator('pre')).toContainText('Heron');
+    // The meter: used / window, by part.
+    await expect(page.getByRole('meter', { name: 'Context window used' })).toHaveAttribute('aria-valuemax', '4096');
+    console.log(
+      JSON.stringify({ turnsAnswered: turns.length, overWindow: 0, firstRequestTokens: turns[0]!.context!.promptTokens, compactions, maxPromptTokens: Math.max(...requests.map((r) => r.context!.promptTokens)) }),
+    );
+  });
+
+  test('Compact now summarises on request, and the full transcript stays searchable', async ({ page, scripted }) => {
+    await openChatApp(page);
+    await useScriptedProvider(page, scripted);
+    answerLikeASmallModel(scripted);
+    await chat(page, 4, 'The Heron project ships on Friday.');
+    await page.getByRole('button', { name: 'Compact now' }).click();
+    await expect(page.getByText('Earlier messages summarised', { exact: true })).toBeVisible();
+    expect(scripted.chatRequests().filter(isSummaryRequest)).toHaveLength(1);
+    const sessionId = await page.evaluate(() => location.hash.split('/').pop()!);
+    const stored = await page.evaluate(async (id) => (await globalThis.knack!.sessions!.store.messages(id)).length, sessionId);
+    expect(stored).toBe(8);
+  });
+});
+
+test.describe('at 2,048 tokens', () => {
+  test.use({ scriptedOptions: { context: { nCtx: 2048, mode: 'llamacpp' } } });
+
+  test('15 turns with 40 skills are all answered, none over the window', async ({ page, scripted }) => {
+    test.setTimeout(240_000);
+    await openChatApp(page);
+    await addSkills(page, 40);
+    await useScriptedProvider(page, scripted);
+    answerLikeASmallModel(scripted);
+    await chat(page, 15, 'My project is called Heron.');
+    expect(scripted.chatRequests().filter((request) => request.context?.overWindow)).toEqual([]);
+    expect(chatTurns(scripted)).toHaveLength(15);
+    expect(chatTurns(scripted)[0]!.context!.promptTokens).toBeLessThanOrEqual(2048 * 0.5);
+  });
+});
+
+test.describe('a server that does not say its window', () => {
+  test.use({ scriptedOptions: { context: { nCtx: 3000, mode: 'llamacpp', reportWindow: false } } });
+
+  test('the first refusal teaches the window: compacted, sent again, answered, with a quiet note', async ({ page, scripted }) => {
+    await openChatApp(page);
+    await useScriptedProvider(page, scripted);
+    answerLikeASmallModel(scripted);
+    // Nothing reported the window, so a hosted-size guess would be too big; pin it to 8,192 as set.
+    await page.evaluate(async () => {
+      const app = globalThis.knack!.app!;
+      const providerId = app.settings.get('app').defaultProviderId;
+      const windows = await app.modelWindows();
+      await windows.learn({ providerId, model: 'scripted-model' }, 8192, 'a test: the window assumed too large');
+    });
+    await chat(page, 8, 'Heron is the project.');
+    const refused = scripted.chatRequests().filter((request) => request.served === 'context-refused');
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(chatTurns(scripted).filter((request) => request.served === 'reply')).toHaveLength(8);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await expect(page.getByRole('list', { name: 'Context notes' })).toContainText('context window is 3,000 tokens');
+  });
+});
