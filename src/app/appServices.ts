@@ -153,7 +153,9 @@ export async function createAppServices(
     pending: pendingActions(storage, tools),
     curatorState: {
       read: () => settings.read('curator'),
-      write: async (state) => void (await settings.update('curator', state)),
+      // Never back in time: a state counting fewer runs than the stored one (a first-run seed
+      // read before another context's run ended) leaves the stored one (docs/storage.md).
+      write: async (state) => void (await settings.update('curator', (stored) => (stored.runCount > state.runCount ? {} : state))),
     },
     skills,
     memory,

@@ -175,13 +175,7 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
       });
       return { put: [...put, this.manifestRecord(generation, manifest.count + delta)], remove };
     };
-    if (this.store.updateMany) {
-      await this.store.updateMany([MANIFEST_KEY, ...keys], apply);
-      return;
-    }
-    const { put } = apply([await this.store.get(MANIFEST_KEY), ...(await Promise.all(keys.map((key) => this.store.get(key))))]);
-    if (put.length) await this.store.putMany(put);
-    for (const marker of remove) await this.store.delete(marker);
+    await this.store.updateMany([MANIFEST_KEY, ...keys], apply);
   }
 
   async deleteEntry(dir: string, generation: number, clearChanging: string[] = []): Promise<void> {
@@ -214,15 +208,7 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
       if (delta === null) return { put: [], remove };
       return { put: [[key, chunkText(chunk)], this.manifestRecord(generation, manifest.count + delta)], remove };
     };
-    if (this.store.updateMany) {
-      await this.store.updateMany([MANIFEST_KEY, key], apply);
-      return;
-    }
-    // A store without transactions: a concurrent writer can make the count disagree, and a
-    // disagreeing count makes the next load rescan rather than trust the snapshot.
-    const { put } = apply([await this.store.get(MANIFEST_KEY), await this.store.get(key)]);
-    if (put.length) await this.store.putMany(put);
-    for (const marker of remove) await this.store.delete(marker);
+    await this.store.updateMany([MANIFEST_KEY, key], apply);
   }
 
   async markChanging(keys: string[]): Promise<void> {
@@ -231,11 +217,7 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
   }
 
   async clearChanging(keys: string[]): Promise<void> {
-    if (this.store.updateMany) {
-      await this.store.updateMany([], () => ({ put: [], remove: keys.map((key) => CHANGING_PREFIX + key) }));
-      return;
-    }
-    for (const key of keys) await this.store.delete(CHANGING_PREFIX + key);
+    await this.store.updateMany([], () => ({ put: [], remove: keys.map((key) => CHANGING_PREFIX + key) }));
   }
 
   /** null when none were stored (an older snapshot): the catalogue then reads the files. */

@@ -95,13 +95,9 @@ export class Ledger {
     const blobs = new Map<string, Uint8Array>();
     for (const side of hashed) for (const { hash, bytes } of side) blobs.set(hash, bytes);
     const hashes = [...blobs.keys()];
-    if (this.blobs.updateMany) {
-      await this.blobs.updateMany(hashes, (stored) => ({
-        put: hashes.filter((_, i) => !stored[i]).map((hash): [string, BlobRecord] => [hash, { hash, bytes: blobs.get(hash)! }]),
-      }));
-    } else {
-      for (const hash of hashes) if (!(await this.blobs.get(hash))) await this.blobs.put(hash, { hash, bytes: blobs.get(hash)! });
-    }
+    await this.blobs.updateMany(hashes, (stored) => ({
+      put: hashes.filter((_, i) => !stored[i]).map((hash): [string, BlobRecord] => [hash, { hash, bytes: blobs.get(hash)! }]),
+    }));
     return hashed.map((side) => side.map(({ path, hash }): FileVersion => ({ path, hash })).sort((a, b) => (a.path < b.path ? -1 : 1)));
   }
 
