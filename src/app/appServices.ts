@@ -81,13 +81,13 @@ function pendingActions(storage: KnackServices, tools: () => Promise<ToolRegistr
     },
     async approve(id) {
       const [{ approvePending }, registry] = await Promise.all([import('../tools/approvals'), tools()]);
-      const outcome = await approvePending(pending, registry, id);
+      const outcome = await approvePending(pending, registry, id, storage.locks);
       storage.changes.publish({ type: 'pending-changed' });
       return outcome;
     },
     async reject(id) {
       const { rejectPending } = await import('../tools/approvals');
-      await rejectPending(pending, id);
+      await rejectPending(pending, id, storage.locks);
       storage.changes.publish({ type: 'pending-changed' });
     },
   };

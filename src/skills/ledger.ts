@@ -58,6 +58,10 @@ export async function captureFiles(files: FileStore, dir: string, alreadyRead?: 
 }
 
 let idCounter = 0;
+/**
+ * No lost update (docs/storage.md): entries are appended under fresh ids and never rewritten;
+ * blobs are content-addressed and stored only where none is (one transaction, `storeVersions`).
+ */
 function newEntryId(now: Date): string {
   // Sortable by time, unique within one context, and unlikely to collide across tabs.
   idCounter = (idCounter + 1) % 1296;
