@@ -8,21 +8,25 @@ export interface HeldWrite {
   /** Resolves with the keys of the first write once it is being held. */
   held: Promise<string[]>;
   release(): void;
+  /** Starts holding (with `armed: false`, after the test's own setup wrote). */
+  arm(): void;
 }
 
-/** `skip`: writes let through before the one held (a test's own setup). */
-export function holdFirstWrite(options: { only?: (keys: string[]) => boolean; skip?: number } = {}): HeldWrite {
+/** `skip`: writes let through before the one held; `armed: false`: none held until `arm()`. */
+export function holdFirstWrite(options: { only?: (keys: string[]) => boolean; skip?: number; armed?: boolean } = {}): HeldWrite {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   let reached!: (keys: string[]) => void;
   const held = new Promise<string[]>((resolve) => (reached = resolve));
   let holding = false;
+  let armed = options.armed ?? true;
   let skip = options.skip ?? 0;
   return {
     held,
     release,
+    arm: () => (armed = true),
     beforeWrite(keys) {
-      if (holding || (options.only && !options.only(keys))) return;
+      if (!armed || holding || (options.only && !options.only(keys))) return;
       if (skip > 0) {
         skip -= 1;
         return;
