@@ -69,7 +69,7 @@ describe('no lost update, per store', () => {
     const hold = holdFirstWrite({ skip: 1 });
     const records = new MemoryRecordStore<ReplayCacheEntry>({ beforeWrite: hold.beforeWrite });
     const cache = new RecordStoreReplayCache(records);
-    await cache.put('k', 'local', { status: 'ok', answerText: 'a', rawText: 'a', finishReason: 'stop', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+    await cache.put('k', 'local', { status: 'ok', answerText: 'a', rawText: 'a', finishReason: 'stop', usage: { promptTokens: 1, completionTokens: 1 } });
     const touching = cache.touch('k');
     await hold.held;
     await records.delete('k');
