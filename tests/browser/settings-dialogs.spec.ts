@@ -65,6 +65,13 @@ test('the Chat model select follows providers added and removed in another tab',
 
   await addProvider(settingsTab, 'Other tab server', scripted.baseUrl, 'other-tab-model');
   await expect(select.locator('optgroup[label="Other tab server"] option', { hasText: 'other-tab-model' })).toHaveCount(1);
+  // Choosing it here saves this tab's choice without writing away the other tab's provider.
+  await select.selectOption({ label: 'other-tab-model' });
+  await expect(select.locator('option:checked')).toHaveText('other-tab-model');
+  await expect(settingsTab.getByRole('button', { name: 'Other tab server' })).toBeVisible();
+  await expect
+    .poll(() => chatTab.evaluate(() => globalThis.knack!.db!.get('settings', 'app')))
+    .toMatchObject({ lastChatModel: { model: 'other-tab-model' }, providers: expect.arrayContaining([expect.objectContaining({ label: 'Other tab server' })]) });
 
   await settingsTab.getByRole('button', { name: 'Other tab server' }).click();
   await settingsTab.getByRole('button', { name: 'Remove this server' }).click();
