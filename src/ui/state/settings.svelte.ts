@@ -26,19 +26,22 @@ function applied(current: KnackSettings, change: SettingChange<KnackSettings>): 
 
 export const SETTINGS_STORAGE_KEY = LEGACY_SETTINGS_KEY;
 
+/** What localStorage holds, read synchronously; null for nothing or a corrupt entry. */
+function readLocal(): unknown {
+  const stored = localStorage.getItem(SETTINGS_STORAGE_KEY);
+  if (stored === null) return null;
+  try {
+    return JSON.parse(stored) as unknown;
+  } catch {
+    return null; // a corrupt entry falls back to defaults instead of breaking start-up
+  }
+}
+
 export const localStorageBackend: SettingsBackend = {
-  async load() {
-    const stored = localStorage.getItem(SETTINGS_STORAGE_KEY);
-    if (stored === null) return null;
-    try {
-      return JSON.parse(stored) as unknown;
-    } catch {
-      return null; // a corrupt entry falls back to defaults instead of breaking start-up
-    }
-  },
+  load: async () => readLocal(),
   async save(change) {
-    // One synchronous read-merge-write: nothing else runs in between in this tab.
-    const next = applied(normalizeSettings(await this.load()), change);
+    // Read, merge and write with no await in between: nothing else of this tab runs meanwhile.
+    const next = applied(normalizeSettings(readLocal()), change);
     localStorage.setItem(SETTINGS_STORAGE_KEY, JSON.stringify(next));
     return next;
   },
