@@ -77,5 +77,7 @@ test('the Chat model select follows providers added and removed in another tab',
   await settingsTab.getByRole('button', { name: 'Remove this server' }).click();
   await settingsTab.getByRole('dialog', { name: 'Remove Other tab server?' }).getByRole('button', { name: 'Remove' }).click();
   await expect(settingsTab.getByText(/^Removed\./)).toBeVisible();
-  await expect(select.locator('option', { hasText: 'other-tab-model' })).toHaveCount(0);
+  // The server is no longer offered; this chat's choice says it is gone rather than switching.
+  await expect(select.locator('optgroup[label="Other tab server"]')).toHaveCount(0);
+  await expect(select.locator('option:checked')).toHaveText('other-tab-model (unavailable)');
 });
