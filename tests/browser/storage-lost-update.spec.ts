@@ -158,4 +158,89 @@ test.describe('no lost update on real IndexedDB', () => {
     const entries = await tabA.evaluate(async () => (await globalThis.knack!.app!.memory()).store.entries('memory'));
     expect(entries).toEqual(expect.arrayContaining(['Written in tab A.', 'Written in tab B.']));
   });
+
+  test('verdicts, two tabs: an approval in one tab and a rewrite of the run in the other both land', async ({ context }) => {
+    const [tabA, tabB] = [await context.newPage(), await context.newPage()];
+    await openApp(tabA);
+    await openApp(tabB);
+    await Promise.all([tabA, tabB].map((tab) => tab.evaluate(async () => void (await globalThis.knack!.app!.skills()))));
+    await tabA.evaluate(() =>
+      globalThis.knack!.db!.put('verdicts', { id: 'run-1', skill: 'held-skill', status: 'applied', finishedAt: '2026-12-01T00:00:00Z', verdict: { verdict: 'staged' }, note: 'first' } as never, 'run-1'),
+    );
+    // Tab B rewrites the run as it read it before the hold (its read would queue behind the hold).
+    const stored = await tabB.evaluate(async () => (await globalThis.knack!.app!.skills()).verdicts.get('run-1'));
+    const release = await holdStore(tabA, 'verdicts');
+    const changes = [
+      tabA.evaluate(async () => {
+        const { verdicts } = await globalThis.knack!.app!.skills();
+        (globalThis as unknown as Started).knackStarted = 1;
+        return verdicts.approve('held-skill', 'run-1');
+      }),
+      tabB.evaluate(async (record) => {
+        const { verdicts } = await globalThis.knack!.app!.skills();
+        (globalThis as unknown as Started).knackStarted = 1;
+        return verdicts.put({ ...record, note: 'rewritten' } as never);
+      }, stored),
+    ];
+    await Promise.all([started(tabA, 1), started(tabB, 1)]);
+    await release();
+    const [approval] = await Promise.all(changes);
+    expect(approval).toMatchObject({ success: true });
+    expect(await tabB.evaluate(() => globalThis.knack!.db!.get('verdicts', 'run-1'))).toMatchObject({ approvedBy: 'user', note: 'rewritten' });
+  });
+
+  test('catalogue snapshot, two tabs: skills written in both tabs at once are both in the snapshot', async ({ context }) => {
+    const [tabA, tabB] = [await context.newPage(), await context.newPage()];
+    await openApp(tabA);
+    await openApp(tabB);
+    const write = (tab: Page, name: string) =>
+      tab.evaluate(async (skill) => {
+        const { engine } = await globalThis.knack!.app!.skills();
+        const text = `---\nname: ${skill}\ndescription: Use for ${skill}.\n---\n\nBody.\n`;
+        await globalThis.knack!.files!.write(`skills/${skill}/SKILL.md`, text);
+        (globalThis as unknown as Started).knackStarted = 1;
+        await engine.catalog.upsert(`skills/${skill}`, text);
+      }, name);
+    await Promise.all([tabA, tabB].map((tab) => tab.evaluate(async () => void (await globalThis.knack!.app!.skills()))));
+    const release = await holdStore(tabA, 'index');
+    const changes = [write(tabA, 'from-tab-a'), write(tabB, 'from-tab-b')];
+    await Promise.all([started(tabA, 1), started(tabB, 1)]);
+    await release();
+    await Promise.all(changes);
+    const snapshot = await tabA.evaluate(async () => JSON.stringify(await globalThis.knack!.db!.getAll('index')));
+    expect(snapshot).toContain('skills/from-tab-a');
+    expect(snapshot).toContain('skills/from-tab-b');
+  });
+
+  test('activity and ledger, two tabs: runs and history written in both tabs at once are all kept', async ({ context }) => {
+    const [tabA, tabB] = [await context.newPage(), await context.newPage()];
+    await openApp(tabA);
+    await openApp(tabB);
+    await Promise.all([tabA, tabB].map((tab) => tab.evaluate(async () => void (await globalThis.knack!.app!.skills()))));
+    const releaseActivity = await holdStore(tabA, 'activity');
+    const releaseBlobs = await holdStore(tabB, 'blobs');
+    const write = (tab: Page, id: string) =>
+      tab.evaluate(async (run) => {
+        const { engine } = await globalThis.knack!.app!.skills();
+        (globalThis as unknown as Started).knackStarted = 1;
+        const bytes = new TextEncoder().encode('the same bytes in both tabs');
+        await Promise.all([
+          globalThis.knack!.app!.activity.put({ id: run, kind: 'curator', status: 'running', startedAt: '2026-12-01T00:00:00Z' } as never),
+          engine.ledger.record({ skill: run, action: 'create', actor: 'user', before: new Map(), after: new Map([[`skills/${run}/SKILL.md`, bytes]]) } as never),
+        ]);
+      }, id);
+    const changes = [write(tabA, 'run-a'), write(tabB, 'run-b')];
+    await Promise.all([started(tabA, 1), started(tabB, 1)]);
+    await releaseActivity();
+    await releaseBlobs();
+    await Promise.all(changes);
+    const kept = await tabA.evaluate(async () => ({
+      runs: (await globalThis.knack!.db!.getAllKeys('activity')).map(String),
+      skills: ((await globalThis.knack!.db!.getAll('ledger')) as { skill: string }[]).map((entry) => entry.skill),
+      blobs: (await globalThis.knack!.db!.getAllKeys('blobs')).length,
+    }));
+    expect(kept.runs).toEqual(expect.arrayContaining(['run-a', 'run-b']));
+    expect(kept.skills).toEqual(expect.arrayContaining(['run-a', 'run-b']));
+    expect(kept.blobs).toBe(1);
+  });
 });
