@@ -7,7 +7,7 @@
  * Plain TypeScript, no DOM (docs/architecture.md): it runs the same under Vitest with in-memory stores.
  */
 import { DEFAULT_MAX_ITERATIONS, runAgentTurn, type AgentEvent, type TurnEnd } from './agentLoop';
-import type { LearningCounters, LearningIntervals } from './learningCounters';
+import { mergeTurnCounters, type LearningCounters, type LearningIntervals } from './learningCounters';
 import { buildSkillInvocation } from '../skills/skillInvocation';
 import { ProviderError, type ChatMessage as ModelMessage, type ChatProvider } from '../providers/provider';
 import type { ChatSession as SessionRecord, SessionModelChoice, SessionStore } from '../sessions/sessionStore';
@@ -339,7 +339,8 @@ export class ChatController {
       end,
       finalReply: result.finalReply,
     });
-    this.#session = await this.deps.store.updateCounters(session.id, counters);
+    const start = { itersSinceSkill: session.itersSinceSkill, turnsSinceMemory: session.turnsSinceMemory };
+    this.#session = await this.deps.store.updateCounters(session.id, (stored) => mergeTurnCounters(stored, start, counters));
     return { end, problem, ...(notice ? { notice } : {}) };
   }
 

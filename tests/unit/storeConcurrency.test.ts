@@ -15,6 +15,9 @@ import { holdFirstWrite } from './helpers/heldWrites';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
 import { stagingResults, verdictRecord } from './gate/helpers/verdictRecords';
 import { memoryAppServices, memoryParts } from './helpers/memoryAppServices';
+import { MemorySessionBackend } from '../../src/sessions/memorySessionBackend';
+import { SessionStore } from '../../src/sessions/sessionStore';
+import { mergeTurnCounters } from '../../src/agent/learningCounters';
 
 // docs/storage.md, "No lost update": per store, two changes touching different fields, the
 // first held at its write until the second has started; both land. "Two contexts" are two
@@ -168,5 +171,22 @@ describe('no lost update, per store', () => {
     const results = await Promise.all([a.store.add('memory', 'Uses tabs.'), b.store.add('memory', 'Prefers tea.')]);
     expect(results.every((result) => result.success)).toBe(true);
     expect((await a.store.entries('memory')).sort()).toEqual(['Prefers tea.', 'Uses tabs.']);
+  });
+
+  it('learning counters: two turns of one chat ending in two tabs count both; a reset wins', async () => {
+    const backend = new MemorySessionBackend();
+    const [here, there] = [new SessionStore(backend), new SessionStore(backend)];
+    const session = await here.create({});
+    await here.updateCounters(session.id, { itersSinceSkill: 3, turnsSinceMemory: 2 });
+    const start = { itersSinceSkill: 3, turnsSinceMemory: 2 };
+    // Both turns started from the same stored counters; each counted its own model calls.
+    await Promise.all([
+      here.updateCounters(session.id, (stored) => mergeTurnCounters(stored, start, { itersSinceSkill: 5, turnsSinceMemory: 3 })),
+      there.updateCounters(session.id, (stored) => mergeTurnCounters(stored, start, { itersSinceSkill: 4, turnsSinceMemory: 3 })),
+    ]);
+    expect(await here.get(session.id)).toMatchObject({ itersSinceSkill: 6, turnsSinceMemory: 4 });
+    // A turn whose review ran (its counter reset) sets the counter, whatever was counted meanwhile.
+    await there.updateCounters(session.id, (stored) => mergeTurnCounters(stored, start, { itersSinceSkill: 0, turnsSinceMemory: 3 }));
+    expect(await here.get(session.id)).toMatchObject({ itersSinceSkill: 0, turnsSinceMemory: 5 });
   });
 });
