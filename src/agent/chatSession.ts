@@ -10,6 +10,7 @@ import { DEFAULT_MAX_ITERATIONS, runAgentTurn, toolSpecs, type AgentEvent, type 
 import { budgetHost, promptFitOf, providerSummariser, TurnBudget, type TurnBudgetHost } from './chatContext';
 import { planFor, type ContextUsage } from './contextBudget';
 import type { PromptFit } from './sessionPrompt';
+import { mergeTurnCounters } from './learningCounters';
 import { buildSkillInvocation } from '../skills/skillInvocation';
 import { ProviderError, type ChatMessage as ModelMessage, type ChatProvider } from '../providers/provider';
 import type { ChatSession as SessionRecord } from '../sessions/sessionStore';
@@ -266,7 +267,8 @@ export class ChatController {
       end,
       finalReply: result.finalReply,
     });
-    this.#session = await this.deps.store.updateCounters(session.id, counters);
+    const start = { itersSinceSkill: session.itersSinceSkill, turnsSinceMemory: session.turnsSinceMemory };
+    this.#session = await this.deps.store.updateCounters(session.id, (stored) => mergeTurnCounters(stored, start, counters));
     return { end, problem, ...(notice ? { notice } : {}) };
   }
 

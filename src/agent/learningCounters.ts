@@ -23,6 +23,18 @@ export const zeroCounters = (): LearningCounters => ({ itersSinceSkill: 0, turns
 export type ReviewKind = 'skills' | 'memory' | 'combined';
 
 /**
+ * A turn's counters written over what is stored now: the turn started from `start` and ended at
+ * `end`, while a turn in another tab may have counted too. A counter that went down was reset
+ * (a review ran, or the tool was used): the reset wins. One that went up adds its increase to
+ * the stored value, so neither turn's counting is lost (docs/storage.md, "No lost update").
+ * With nothing stored meanwhile (stored = start) the result is `end`.
+ */
+export function mergeTurnCounters(stored: LearningCounters, start: LearningCounters, end: LearningCounters): LearningCounters {
+  const merged = (key: keyof LearningCounters) => (end[key] < start[key] ? end[key] : stored[key] + (end[key] - start[key]));
+  return { itersSinceSkill: merged('itersSinceSkill'), turnsSinceMemory: merged('turnsSinceMemory') };
+}
+
+/**
  * The finalizer's decision after a turn: which review to run, and the counters afterwards
  * (a due counter is reset when its review is scheduled). No review after a stopped turn or a
  * turn without a final reply; the counters are then left as they are.

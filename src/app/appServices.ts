@@ -84,13 +84,13 @@ function pendingActions(storage: KnackServices, tools: () => Promise<ToolRegistr
     },
     async approve(id) {
       const [{ approvePending }, registry] = await Promise.all([import('../tools/approvals'), tools()]);
-      const outcome = await approvePending(pending, registry, id);
+      const outcome = await approvePending(pending, registry, id, storage.locks);
       storage.changes.publish({ type: 'pending-changed' });
       return outcome;
     },
     async reject(id) {
       const { rejectPending } = await import('../tools/approvals');
-      await rejectPending(pending, id);
+      await rejectPending(pending, id, storage.locks);
       storage.changes.publish({ type: 'pending-changed' });
     },
   };
@@ -160,7 +160,9 @@ export async function createAppServices(
     pending: pendingActions(storage, tools),
     curatorState: {
       read: () => settings.read('curator'),
-      write: async (state) => void (await settings.update('curator', state)),
+      // Never back in time: a state counting fewer runs than the stored one (a first-run seed
+      // read before another context's run ended) leaves the stored one (docs/storage.md).
+      write: async (state) => void (await settings.update('curator', (stored) => (stored.runCount > state.runCount ? {} : state))),
     },
     skills,
     memory,

@@ -7,6 +7,7 @@ import type { JournalOp } from '../storage/journal';
 import { joinEntries, parseEntries } from '../memory/memoryEntries';
 import { encodeRecordValue } from './backupManifest';
 import { extractSecrets, insertSecrets } from './backupCrypto';
+import type { LedgerEntry } from '../skills/ledger';
 import { DERIVED_TABLES, type BackupTable, type TableChange } from './backupTables';
 import { skillDirOf, skillDirsOf, type CollisionChoice, type ItemStatus, type RestorePlan } from './restorePlan';
 
@@ -110,7 +111,8 @@ function decideRecord(status: ItemStatus, choices: RestoreChoices): boolean {
 
 /**
  * Settings follow the collision choice, but never lose this profile's API keys to the blanks a
- * backup carries; the backup's own keys (decrypted with the passphrase) go in when given.
+ * backup carries; the backup's own keys (decrypted with the passphrase) go in when given. A
+ * setting holds one value, so "keep both" keeps this profile's (the preview says so).
  */
 function settingsChanges(plan: RestorePlan, choices: RestoreChoices, keys: unknown): [string, unknown][] {
   const current = plan.targetTables.get('settings') ?? new Map<string, unknown>();
@@ -173,27 +175,59 @@ function sessionChanges(plan: RestorePlan, choices: RestoreChoices, newId: () =>
   };
 }
 
+/** A kept-both skill: the backup's folder `from` restored as `to`, named `name`. */
+interface SkillCopy {
+  name: string;
+  from: string;
+  to: string;
+}
+
+/** A path of the backup's skill folder moved into the copy's folder. */
+const movedPath = (copy: SkillCopy, path: string) => (path.startsWith(`${copy.from}/`) ? copy.to + path.slice(copy.from.length) : path);
+
+/**
+ * The backup's history of a kept-both skill, made the copy's own: its ledger entries and
+ * verdicts under new ids (the originals stay with this profile's skill), naming the copy and
+ * its folder, with the references between them (a rollback's entry, the usage record's
+ * verdict) following the new ids.
+ */
+function copiedHistory(plan: RestorePlan, copy: SkillCopy, original: string, newId: () => string) {
+  const ids = new Map<string, string>();
+  const of = (table: 'ledger' | 'verdicts') => (plan.backup.tables.get(table) ?? []).filter(([, value]) => (value as { skill?: unknown })?.skill === original);
+  for (const [key] of [...of('ledger'), ...of('verdicts')]) ids.set(key, newId());
+  const ledger = of('ledger').map(([key, value]): [string, unknown] => {
+    const entry = value as LedgerEntry;
+    const move = (versions: LedgerEntry['before']) => versions.map((version) => ({ ...version, path: movedPath(copy, version.path) }));
+    const rollbackOf = entry.rollbackOf !== undefined ? { rollbackOf: ids.get(entry.rollbackOf) ?? entry.rollbackOf } : {};
+    return [ids.get(key)!, { ...entry, ...rollbackOf, id: ids.get(key)!, skill: copy.name, before: move(entry.before), after: move(entry.after) }];
+  });
+  const verdicts = of('verdicts').map(([key, value]): [string, unknown] => [ids.get(key)!, { ...(value as object), id: ids.get(key)!, skill: copy.name }]);
+  return { ledger, verdicts, ids };
+}
+
 /**
  * Records tied to a skill follow the skill: none for one the user skipped, all of them for one
- * replaced, and a kept-both copy starts with the usage record only (its history stays with the
- * original).
+ * replaced, and a kept-both copy gets all of them too, made its own (`copiedHistory`): usage,
+ * ledger entries and verdicts, while the original keeps this profile's.
  */
-function skillRecordChanges(plan: RestorePlan, choices: RestoreChoices, decisions: Map<string, SkillDecision>): { changes: TableChange[]; verdictSkills: string[] } {
+function skillRecordChanges(
+  plan: RestorePlan,
+  choices: RestoreChoices,
+  decisions: Map<string, SkillDecision>,
+  newId: () => string,
+): { changes: TableChange[]; verdictSkills: string[] } {
   const decisionByName = new Map<string, SkillDecision>();
-  for (const [dir, decision] of decisions) decisionByName.set(nameOf(dir), decision);
+  const copies = new Map<string, SkillCopy>();
+  for (const [dir, decision] of decisions) {
+    decisionByName.set(nameOf(dir), decision);
+    if (decision.kind === 'write' && decision.dir !== dir) copies.set(nameOf(dir), { name: nameOf(decision.dir), from: dir, to: decision.dir });
+  }
   const wanted = (table: BackupTable, skill: string, key: string, value: unknown): boolean => {
     const decision = decisionByName.get(skill);
-    if (decision?.kind === 'leave' && decision.skipped) return false;
-    if (decision?.kind === 'write' && nameOf(decision.dir) !== skill) return table === 'usage';
+    if (copies.has(skill) || (decision?.kind === 'leave' && decision.skipped)) return false;
     const status = recordStatus(plan, table, key, value);
     return status === 'new' || (status === 'collides' && (choices.collisions === 'replace' || (decision?.kind === 'write' && decision.replacing)));
   };
-  const usage: [string, unknown][] = [];
-  for (const [name, record] of plan.backup.tables.get('usage') ?? []) {
-    if (!wanted('usage', name, name, record)) continue;
-    const decision = decisionByName.get(name);
-    usage.push([decision?.kind === 'write' ? nameOf(decision.dir) : name, record]);
-  }
   const verdictSkills = new Set<string>();
   const bySkill = (table: 'ledger' | 'verdicts'): [string, unknown][] =>
     (plan.backup.tables.get(table) ?? []).filter(([key, value]) => {
@@ -202,11 +236,23 @@ function skillRecordChanges(plan: RestorePlan, choices: RestoreChoices, decision
       if (keep && table === 'verdicts') verdictSkills.add(skill);
       return keep;
     });
+  const usage: [string, unknown][] = [];
+  const ledger = bySkill('ledger');
+  const verdicts = bySkill('verdicts');
+  for (const [original, copy] of copies) {
+    const history = copiedHistory(plan, copy, original, newId);
+    ledger.push(...history.ledger);
+    verdicts.push(...history.verdicts);
+    if (history.verdicts.length > 0) verdictSkills.add(copy.name);
+    const record = (plan.backup.tables.get('usage') ?? []).find(([name]) => name === original)?.[1] as { verdict_id?: string | null } | undefined;
+    if (record) usage.push([copy.name, { ...record, name: copy.name, verdict_id: record.verdict_id ? (history.ids.get(record.verdict_id) ?? null) : null }]);
+  }
+  for (const [name, record] of plan.backup.tables.get('usage') ?? []) if (wanted('usage', name, name, record)) usage.push([name, record]);
   return {
     changes: [
       { table: 'usage', put: usage },
-      { table: 'ledger', put: bySkill('ledger') },
-      { table: 'verdicts', put: bySkill('verdicts') },
+      { table: 'ledger', put: ledger },
+      { table: 'verdicts', put: verdicts },
     ],
     verdictSkills: [...verdictSkills],
   };
@@ -221,13 +267,19 @@ export async function restoreWrites(
   const ops = [...(await otherFileOps(plan, choices, options.readText)), ...skillFileOps(plan, decisions)];
   const settings = settingsChanges(plan, choices, options.keys);
   const sessionPart = sessionChanges(plan, choices, options.newId);
-  const skillPart = skillRecordChanges(plan, choices, decisions);
+  const skillPart = skillRecordChanges(plan, choices, decisions, options.newId);
   const plain = (table: 'blobs' | 'pending' | 'activity'): TableChange => ({
     table,
-    // Blobs are content-addressed: one that is there already is the same bytes.
-    put: (plan.backup.tables.get(table) ?? []).filter(([key, value]) => {
+    put: (plan.backup.tables.get(table) ?? []).flatMap(([key, value]): [string, unknown][] => {
       const status = recordStatus(plan, table, key, value);
-      return table === 'blobs' ? status === 'new' : decideRecord(status, choices);
+      // Blobs are content-addressed: one that is there already is the same bytes.
+      if (table === 'blobs') return status === 'new' ? [[key, value]] : [];
+      // Keep both: a pending write or a run of the backup beside this profile's, under a new id.
+      if (status === 'collides' && choices.collisions === 'keep-both') {
+        const id = options.newId();
+        return [[id, { ...(value as object), id }]];
+      }
+      return decideRecord(status, choices) ? [[key, value]] : [];
     }),
   });
   const changes: TableChange[] = [

@@ -172,3 +172,31 @@ export function newProviderId(providers: readonly SavedProvider[], random: () =>
     if (!providers.some((entry) => entry.id === id)) return id;
   }
 }
+
+/**
+ * The change that saves `entry` into the stored list: it replaces the entry with its id, or is
+ * added. A function of the stored list (SettingsService.update), so a provider another tab
+ * added or edited meanwhile stays (docs/storage.md, "No lost update").
+ */
+export function savedProviderChange(
+  current: Pick<ProviderListSettings, 'providers' | 'defaultProviderId'>,
+  entry: SavedProvider,
+  options: { makeDefault: boolean },
+): Pick<ProviderListSettings, 'providers' | 'defaultProviderId'> {
+  const known = current.providers.some((candidate) => candidate.id === entry.id);
+  const providers = known ? current.providers.map((candidate) => (candidate.id === entry.id ? entry : candidate)) : [...current.providers, entry];
+  return { providers, defaultProviderId: options.makeDefault ? entry.id : current.defaultProviderId };
+}
+
+/**
+ * The change that removes provider `id` from the stored list; the first one left becomes the
+ * default when it was. Nothing when it is gone already or is the only one (the list is never empty).
+ */
+export function removedProviderChange(
+  current: Pick<ProviderListSettings, 'providers' | 'defaultProviderId'>,
+  id: string,
+): Partial<Pick<ProviderListSettings, 'providers' | 'defaultProviderId'>> {
+  const providers = current.providers.filter((candidate) => candidate.id !== id);
+  if (providers.length === 0 || providers.length === current.providers.length) return {};
+  return { providers, defaultProviderId: current.defaultProviderId === id ? providers[0]!.id : current.defaultProviderId };
+}

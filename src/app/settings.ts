@@ -153,21 +153,24 @@ export function localDay(now: Date): string {
 /**
  * What a finished run adds to the gate settings: its noise probe to the model's counters and,
  * for an automatic run, its requests to today's usage (a new local day starts from zero).
- * Re-reads the record first, since the tab may have written it since this context loaded it.
+ * Counted on the stored value inside the settings transaction, so runs finishing together in
+ * the worker and a tab, or a change the user makes meanwhile, are all kept (docs/storage.md).
  */
 export async function recordGateRun(
   settings: KnackSettingsService,
   run: { noiseKey: string; probed: boolean; flipped: boolean; automatic: boolean; requests: number; now: Date },
 ): Promise<GateSettings> {
-  const gate = await settings.read('gate');
-  const change: Partial<GateSettings> = {};
-  if (run.probed) {
-    const seen = gate.noise[run.noiseKey] ?? { probes: 0, flips: 0 };
-    change.noise = { ...gate.noise, [run.noiseKey]: { probes: seen.probes + 1, flips: seen.flips + (run.flipped ? 1 : 0) } };
-  }
-  if (run.automatic) {
-    const day = localDay(run.now);
-    change.usage = { day, requests: (gate.usage.day === day ? gate.usage.requests : 0) + run.requests };
-  }
-  return Object.keys(change).length > 0 ? settings.update('gate', change) : gate;
+  if (!run.probed && !run.automatic) return settings.read('gate');
+  return settings.update('gate', (gate) => {
+    const change: Partial<GateSettings> = {};
+    if (run.probed) {
+      const seen = gate.noise[run.noiseKey] ?? { probes: 0, flips: 0 };
+      change.noise = { ...gate.noise, [run.noiseKey]: { probes: seen.probes + 1, flips: seen.flips + (run.flipped ? 1 : 0) } };
+    }
+    if (run.automatic) {
+      const day = localDay(run.now);
+      change.usage = { day, requests: (gate.usage.day === day ? gate.usage.requests : 0) + run.requests };
+    }
+    return change;
+  });
 }

@@ -11,13 +11,14 @@ import type { GateSettings } from '../gate/gateSettings';
 import type { ProviderSettings } from '../providers/createProvider';
 import { LearningLoop, type IdleClock } from '../review/learningLoop';
 import { gateRunLockKey, tryHoldLock } from '../storage/webLocks';
+import type { SettingChange } from '../storage/settingsService';
 import type { AppServices } from './appServices';
 import { gateProvider, learningIntervals, reviewProvider } from './settings';
 
 /** The gate settings for the loop (the settings service's `gate` key unless a test passes its own). */
 export interface GateSettingsAccess {
   read(): GateSettings;
-  update(change: Partial<GateSettings>): Promise<void>;
+  update(change: SettingChange<GateSettings>): Promise<void>;
   /** The provider the gate replays with (a separate gate model, else the review provider). */
   provider(): ProviderSettings;
 }

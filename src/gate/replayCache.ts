@@ -183,12 +183,15 @@ export class RecordStoreReplayCache implements ReplayCache {
     return true;
   }
 
+  /** One transaction: an entry evicted meanwhile stays gone, a newer stamp stays newer. */
   async touch(key: string): Promise<void> {
-    const entry = await this.#store.get(key);
-    if (!entry) return;
-    entry.lastUsedAt = Math.max(this.#now(), entry.lastUsedAt);
-    await this.#store.put(key, entry);
-    (await this.#useOrder()).use(key);
+    let found = false;
+    const now = this.#now();
+    await this.#store.updateMany([key], ([entry]) => {
+      found = entry !== undefined;
+      return { put: entry ? [[key, { ...entry, lastUsedAt: Math.max(now, entry.lastUsedAt) }]] : [] };
+    });
+    if (found) (await this.#useOrder()).use(key);
   }
 
   async clear(): Promise<void> {

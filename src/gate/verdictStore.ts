@@ -85,8 +85,13 @@ export class VerdictStore {
     if (record.verdict.verdict !== 'staged') {
       return { success: false, error: `Only a staged verdict can be approved; '${skill}' is ${record.verdict.verdict}.` };
     }
-    const approved: VerdictRecord = { ...record, approvedBy: 'user' };
-    await this.put(approved);
+    // Set on the record as stored, in one transaction: nothing else of it is rewritten from
+    // this read (records are written once; callers hold the skill's lock, gate/gateEffects.ts).
+    let approved: VerdictRecord = { ...record, approvedBy: 'user' };
+    await this.records.updateMany([recordId], ([stored]) => {
+      approved = { ...(stored ?? record), approvedBy: 'user' };
+      return { put: [[recordId, approved]] };
+    });
     return { success: true, record: approved };
   }
 }

@@ -6,6 +6,11 @@ import { newestFirst, type ActivityRecord } from './activity';
  * The `activity` store: every review and curator run, written when it starts and again when
  * it ends. Each write publishes `activity-changed`, so the Activity view in this and other
  * tabs follows along. Old runs beyond `keep` are dropped so the store stays small.
+ *
+ * No read-modify-write, so no lost update (docs/storage.md): a record is always written whole
+ * by the one run that owns its id (a fresh id per run), never merged with what is stored, and
+ * two runs never share an id. `prune` only deletes, and only records past the newest `keep`,
+ * which a running run's record is not; deleting twice (two tabs pruning) is harmless.
  */
 export class ActivityLog {
   constructor(

@@ -18,6 +18,7 @@ import { providerLocality, replayProviderId } from '../gate/cacheKey';
 import type { GateProgress } from '../gate/types';
 import type { ProviderSettings } from '../providers/createProvider';
 import type { StorageChange } from '../storage/changes';
+import type { SettingChange } from '../storage/settingsService';
 import { gateEndedActivity, gateRunningActivity, type GateActivity, type GateRunBase, type GateTrigger } from './activity';
 import type { GateJob, GateJobOutcome } from './reviewWorkerApi';
 import { CANCEL_GRACE_MS } from './reviewScheduler';
@@ -59,7 +60,8 @@ export interface GateRunsDeps {
   /** Stores an activity record, in order with every other record. */
   record(activity: GateActivity): void;
   gateSettings?(): GateSettings;
-  updateGateSettings?(change: Partial<GateSettings>): Promise<void>;
+  /** A change of the stored gate settings (SettingsService.update): fields, or a function of the stored value. */
+  updateGateSettings?(change: SettingChange<GateSettings>): Promise<void>;
   /** The provider the gate replays with. */
   gateProvider(): ProviderSettings;
   /** Milliseconds since the last user input. */
@@ -201,7 +203,10 @@ export class GateRuns {
     this.#declinedHosts.delete(host);
     const settings = this.#settings();
     try {
-      if (!settings.allowedHosts.includes(host)) await this.deps.updateGateSettings?.({ allowedHosts: [...settings.allowedHosts, host] });
+      // Added to the stored list, not this tab's copy: a host allowed in another tab stays.
+      if (!settings.allowedHosts.includes(host)) {
+        await this.deps.updateGateSettings?.((stored) => (stored.allowedHosts.includes(host) ? {} : { allowedHosts: [...stored.allowedHosts, host] }));
+      }
     } catch (error) {
       console.warn('[knack] the allowed host could not be saved; it stays allowed in this tab', error);
     } finally {

@@ -20,6 +20,7 @@ import type { ChatMessage } from '../providers/provider';
 import type { GateSettings } from '../gate/gateSettings';
 import type { GateProgress } from '../gate/types';
 import type { StorageChange } from '../storage/changes';
+import type { SettingChange } from '../storage/settingsService';
 import { curatorActivity, reviewActivity, reviewTrigger, type ActivityRecord, type CuratorActivity, type CuratorMode, type GateActivity, type GateTrigger } from './activity';
 import { GateRuns, type GateBackend, type PermissionRequest, type Timers } from './gateRuns';
 import { stagedAny } from './reviewRun';
@@ -118,7 +119,7 @@ export interface LearningLoopDeps {
   now?(): number;
   /** The gate settings (settings key "gate"); the defaults when absent. */
   gateSettings?(): GateSettings;
-  updateGateSettings?(change: Partial<GateSettings>): Promise<void>;
+  updateGateSettings?(change: SettingChange<GateSettings>): Promise<void>;
   /** The gate's provider; the review provider when absent. */
   gateProvider?(): ProviderSettings;
   /** Skill changes (the change feed): writes queue automatic gate runs. */

@@ -165,6 +165,9 @@ function messageRecord(sessionId: string, id: string, seq: number, createdAt: nu
   };
 }
 
+/** The learning counters a session keeps (docs/learning-loop.md). */
+export type SessionCounters = Partial<Pick<ChatSession, 'itersSinceSkill' | 'turnsSinceMemory'>>;
+
 export class SessionStore {
   private readonly listeners = new Set<SessionListener>();
   private readonly now: () => number;
@@ -237,8 +240,12 @@ export class SessionStore {
     });
   }
 
-  updateCounters(id: string, counters: Partial<Pick<ChatSession, 'itersSinceSkill' | 'turnsSinceMemory'>>): Promise<ChatSession> {
-    return this.update(id, (s) => ({ ...s, ...counters }));
+  /**
+   * The learning counters: the values to set, or a function of the stored ones, applied in the
+   * session's one transaction (a turn in another tab may have counted meanwhile).
+   */
+  updateCounters(id: string, counters: SessionCounters | ((stored: Required<SessionCounters>) => SessionCounters)): Promise<ChatSession> {
+    return this.update(id, (s) => ({ ...s, ...(typeof counters === 'function' ? counters({ itersSinceSkill: s.itersSinceSkill ?? 0, turnsSinceMemory: s.turnsSinceMemory ?? 0 }) : counters) }));
   }
 
   /** Deletes the session and its messages in one transaction. False when it did not exist. */

@@ -1,5 +1,5 @@
 import type { RecordStore } from '../storage/recordStore';
-import { skillPlace, type CatalogEntry, type CatalogSnapshotStore } from './skillCatalog';
+import { skillPlace, type CatalogEntry, type CatalogSnapshotStore, type RescanStart } from './skillCatalog';
 import type { SkillConditions } from './skillDocument';
 
 /**
@@ -18,6 +18,9 @@ const CHUNK_PREFIX = 'chunk:';
 const CHANGING_PREFIX = 'changing:';
 /** Category descriptions from `DESCRIPTION.md` (a record of its own kind, never a chunk). */
 const CATEGORIES_KEY = 'categories';
+/** The marker a rescan leaves when entries were written while it scanned: the next load rescans. */
+const RESCAN_RACED_MARKER = `${CHANGING_PREFIX}#rescan`;
+const CHUNK_KEYS = Array.from({ length: SNAPSHOT_CHUNKS }, (_, i) => CHUNK_PREFIX + String(i).padStart(2, '0'));
 
 interface Manifest {
   kind: 'manifest';
@@ -25,6 +28,8 @@ interface Manifest {
   generation: number;
   /** Entries over all chunks: a disagreement means the snapshot is not to be trusted. */
   count: number;
+  /** Entry writes so far (each putEntry, putEntries, deleteEntry): a rescan compares it. */
+  writes?: number;
 }
 
 interface CategoriesRecord {
@@ -137,8 +142,8 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
     return { generation: manifest.generation, entries };
   }
 
-  private manifestRecord(generation: number, count: number): [string, Manifest] {
-    return [MANIFEST_KEY, { kind: 'manifest', version: SNAPSHOT_VERSION, generation, count }];
+  private manifestRecord(generation: number, count: number, previous: Manifest | null): [string, Manifest] {
+    return [MANIFEST_KEY, { kind: 'manifest', version: SNAPSHOT_VERSION, generation, count, writes: (previous?.writes ?? 0) + 1 }];
   }
 
   async putEntry(entry: CatalogEntry, generation: number, clearChanging: string[] = []): Promise<void> {
@@ -173,15 +178,9 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
         }
         return [key, chunkText(chunk)];
       });
-      return { put: [...put, this.manifestRecord(generation, manifest.count + delta)], remove };
+      return { put: [...put, this.manifestRecord(generation, manifest.count + delta, manifest)], remove };
     };
-    if (this.store.updateMany) {
-      await this.store.updateMany([MANIFEST_KEY, ...keys], apply);
-      return;
-    }
-    const { put } = apply([await this.store.get(MANIFEST_KEY), ...(await Promise.all(keys.map((key) => this.store.get(key))))]);
-    if (put.length) await this.store.putMany(put);
-    for (const marker of remove) await this.store.delete(marker);
+    await this.store.updateMany([MANIFEST_KEY, ...keys], apply);
   }
 
   async deleteEntry(dir: string, generation: number, clearChanging: string[] = []): Promise<void> {
@@ -212,17 +211,9 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
       const chunk = typeof stored === 'string' ? parseChunk(stored) : [];
       const delta = change(chunk);
       if (delta === null) return { put: [], remove };
-      return { put: [[key, chunkText(chunk)], this.manifestRecord(generation, manifest.count + delta)], remove };
+      return { put: [[key, chunkText(chunk)], this.manifestRecord(generation, manifest.count + delta, manifest)], remove };
     };
-    if (this.store.updateMany) {
-      await this.store.updateMany([MANIFEST_KEY, key], apply);
-      return;
-    }
-    // A store without transactions: a concurrent writer can make the count disagree, and a
-    // disagreeing count makes the next load rescan rather than trust the snapshot.
-    const { put } = apply([await this.store.get(MANIFEST_KEY), await this.store.get(key)]);
-    if (put.length) await this.store.putMany(put);
-    for (const marker of remove) await this.store.delete(marker);
+    await this.store.updateMany([MANIFEST_KEY, key], apply);
   }
 
   async markChanging(keys: string[]): Promise<void> {
@@ -231,11 +222,7 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
   }
 
   async clearChanging(keys: string[]): Promise<void> {
-    if (this.store.updateMany) {
-      await this.store.updateMany([], () => ({ put: [], remove: keys.map((key) => CHANGING_PREFIX + key) }));
-      return;
-    }
-    for (const key of keys) await this.store.delete(CHANGING_PREFIX + key);
+    await this.store.updateMany([], () => ({ put: [], remove: keys.map((key) => CHANGING_PREFIX + key) }));
   }
 
   /** null when none were stored (an older snapshot): the catalogue then reads the files. */
@@ -250,13 +237,33 @@ export class RecordCatalogSnapshot implements CatalogSnapshotStore {
     await this.store.putMany([[CATEGORIES_KEY, record]]);
   }
 
-  async replaceAll(entries: CatalogEntry[], generation: number): Promise<void> {
-    const chunks = Array.from({ length: SNAPSHOT_CHUNKS }, (): CatalogEntry[] => []);
+  async beginRescan(): Promise<RescanStart> {
+    const manifest = await this.store.get(MANIFEST_KEY);
+    return { writes: isManifest(manifest) ? (manifest.writes ?? 0) : null, at: Date.now() };
+  }
+
+  /**
+   * One transaction over every record: the chunks and the manifest written, other records gone
+   * except the category descriptions and the change markers set since the rescan started
+   * (their writers may change files the scan has already read). An entry written while the
+   * scan ran may be older in `entries` than in the store: then a marker stays, and the next
+   * load rescans rather than trust this snapshot (docs/storage.md, "No lost update").
+   */
+  async replaceAll(entries: CatalogEntry[], generation: number, start: RescanStart | null = null): Promise<void> {
+    const chunks = CHUNK_KEYS.map((): CatalogEntry[] => []);
     for (const entry of entries) chunks[chunkOf(entry.dir)]!.push(entry);
-    await this.store.clear();
-    await this.store.putMany([
-      ...chunks.map((chunk, i): [string, SnapshotRecord] => [CHUNK_PREFIX + String(i).padStart(2, '0'), chunkText(chunk)]),
-      this.manifestRecord(generation, entries.length),
-    ]);
+    const others = (await this.store.keys()).filter((key) => key !== MANIFEST_KEY && key !== CATEGORIES_KEY && !CHUNK_KEYS.includes(key));
+    await this.store.updateMany([MANIFEST_KEY, ...others], ([manifest, ...records]) => {
+      const previous = isManifest(manifest) ? manifest : null;
+      const raced = start !== null && (previous?.writes ?? 0) !== (start.writes ?? 0);
+      const kept = (record: unknown) => start !== null && (record as { kind?: string; since?: number } | undefined)?.kind === 'changing' && (record as { since: number }).since > start.at;
+      const remove = others.filter((_, i) => !kept(records[i]));
+      const put: [string, SnapshotRecord][] = [
+        ...chunks.map((chunk, i): [string, SnapshotRecord] => [CHUNK_KEYS[i]!, chunkText(chunk)]),
+        this.manifestRecord(generation, entries.length, previous),
+      ];
+      if (raced) put.push([RESCAN_RACED_MARKER, { kind: 'changing', since: Date.now() }]);
+      return { put, remove: remove.filter((key) => !raced || key !== RESCAN_RACED_MARKER) };
+    });
   }
 }

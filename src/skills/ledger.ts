@@ -58,6 +58,10 @@ export async function captureFiles(files: FileStore, dir: string, alreadyRead?: 
 }
 
 let idCounter = 0;
+/**
+ * No lost update (docs/storage.md): entries are appended under fresh ids and never rewritten;
+ * blobs are content-addressed and stored only where none is (one transaction, `storeVersions`).
+ */
 function newEntryId(now: Date): string {
   // Sortable by time, unique within one context, and unlikely to collide across tabs.
   idCounter = (idCounter + 1) % 1296;
@@ -95,13 +99,9 @@ export class Ledger {
     const blobs = new Map<string, Uint8Array>();
     for (const side of hashed) for (const { hash, bytes } of side) blobs.set(hash, bytes);
     const hashes = [...blobs.keys()];
-    if (this.blobs.updateMany) {
-      await this.blobs.updateMany(hashes, (stored) => ({
-        put: hashes.filter((_, i) => !stored[i]).map((hash): [string, BlobRecord] => [hash, { hash, bytes: blobs.get(hash)! }]),
-      }));
-    } else {
-      for (const hash of hashes) if (!(await this.blobs.get(hash))) await this.blobs.put(hash, { hash, bytes: blobs.get(hash)! });
-    }
+    await this.blobs.updateMany(hashes, (stored) => ({
+      put: hashes.filter((_, i) => !stored[i]).map((hash): [string, BlobRecord] => [hash, { hash, bytes: blobs.get(hash)! }]),
+    }));
     return hashed.map((side) => side.map(({ path, hash }): FileVersion => ({ path, hash })).sort((a, b) => (a.path < b.path ? -1 : 1)));
   }
 

@@ -41,6 +41,13 @@ export type CatalogChange =
   | { kind: 'upsert'; entry: CatalogEntry; replaced?: CatalogEntry }
   | { kind: 'remove'; entry: CatalogEntry; replaced: CatalogEntry };
 
+/** What a snapshot was like when a rescan started (RecordCatalogSnapshot.beginRescan). */
+export interface RescanStart {
+  /** The snapshot's count of entry writes then, null without a snapshot. */
+  writes: number | null;
+  at: number;
+}
+
 export interface CatalogSnapshotStore {
   /** null when there is no snapshot to trust (none, torn, or a change marker left behind). */
   load(): Promise<{ generation: number; entries: CatalogEntry[] } | null>;
@@ -49,8 +56,13 @@ export interface CatalogSnapshotStore {
   /** Several entries and markers in one step (a batched import); without it, one putEntry each. */
   putEntries?(entries: readonly CatalogEntry[], generation: number, clearChanging?: string[]): Promise<void>;
   deleteEntry(dir: string, generation: number, clearChanging?: string[]): Promise<void>;
-  /** Replaces everything, change markers included. */
-  replaceAll(entries: CatalogEntry[], generation: number): Promise<void>;
+  /**
+   * Replaces the entries with a rescan's. With `start` (from `beginRescan`, taken before the
+   * scan read any folder), change markers set since the scan started are kept, and an entry
+   * written while it scanned makes the next load rescan instead of trusting this one.
+   */
+  replaceAll(entries: CatalogEntry[], generation: number, start?: RescanStart | null): Promise<void>;
+  beginRescan?(): Promise<RescanStart>;
   /** Category descriptions kept beside the entries (replaceAll clears them). */
   loadCategoryDescriptions?(): Promise<Map<string, string> | null>;
   putCategoryDescriptions?(descriptions: Map<string, string>): Promise<void>;
@@ -280,6 +292,7 @@ export class SkillCatalog {
    */
   async rescan(options: LongTaskOptions = {}): Promise<void> {
     const parsed = new Map<string, CatalogEntry>();
+    const start = (await this.snapshot?.beginRescan?.()) ?? null;
     const scan = await scanLibrary(this.files, SKILLS_ROOT, { ...options, onSkill: (dir, text) => parsed.set(dir, entryFromSkillMd(dir, text)) });
     throwIfCancelled(options.signal, 'The rescan');
     options.onProgress?.({ phase: 'Saving the skill index', done: scan.skills.length, total: scan.skills.length });
@@ -287,7 +300,7 @@ export class SkillCatalog {
     this.descriptions = scan.categoryDescriptions;
     this.byDir = new Map(entries.map((entry) => [entry.dir, entry]));
     this.generation += 1;
-    await this.snapshot?.replaceAll(entries, this.generation);
+    await this.snapshot?.replaceAll(entries, this.generation, start);
     await this.snapshot?.putCategoryDescriptions?.(scan.categoryDescriptions);
     this.changing.clear();
     this.emit({ kind: 'reset' });

@@ -64,6 +64,8 @@ interface LabelsRecord {
   kind: 'labels';
   /** JSON of name → UsageLabel: one string clones far faster than thousands of objects. */
   json: string;
+  /** Being built from the records (`buildLabels`): updates keep it, readers build it again. */
+  building?: true;
 }
 
 const isLabelsRecord = (value: unknown): value is LabelsRecord => (value as LabelsRecord | undefined)?.kind === 'labels';
@@ -168,18 +170,35 @@ export class UsageStore {
   /** Verification and state of every skill whose label is not the default (unverified, active). */
   async labels(): Promise<Map<string, UsageLabel>> {
     const stored: unknown = await this.records.get(LABELS_KEY);
-    if (isLabelsRecord(stored)) return new Map(Object.entries(JSON.parse(stored.json) as Record<string, UsageLabel>));
-    // None kept yet (records from before labels were kept, or written around this store):
-    // build it once from every record. A label change landing between the read and the put
-    // would be missed, as an update only edits an existing labels record; that window is
-    // one read of the store, once per database.
-    const labels: Record<string, UsageLabel> = {};
-    for (const record of await this.all()) {
-      const label = labelOf(record);
-      if (label) labels[record.name] = label;
-    }
-    await this.records.put(LABELS_KEY, { kind: 'labels', json: JSON.stringify(labels) } as unknown as UsageRecord);
-    return new Map(Object.entries(labels));
+    if (isLabelsRecord(stored) && !stored.building) return new Map(Object.entries(JSON.parse(stored.json) as Record<string, UsageLabel>));
+    return this.buildLabels();
+  }
+
+  /**
+   * Builds the labels record from every usage record, once per database (records from before
+   * labels were kept). No lost update: a `building` labels record is put first, so every update
+   * from then on edits it; the labels are then computed from the records as read inside the
+   * transaction that writes them, keeping what updates of records this read did not see added.
+   */
+  private async buildLabels(): Promise<Map<string, UsageLabel>> {
+    await this.records.updateMany([LABELS_KEY], ([current]) => ({
+      put: isLabelsRecord(current) ? [] : [[LABELS_KEY, { kind: 'labels', json: '{}', building: true } as unknown as UsageRecord]],
+    }));
+    const names = (await this.records.keys()).filter((key) => key !== LABELS_KEY);
+    let built = new Map<string, UsageLabel>();
+    await this.records.updateMany([...names, LABELS_KEY], (current) => {
+      const kept = current[names.length] as unknown;
+      const labels: Record<string, UsageLabel> = isLabelsRecord(kept) ? (JSON.parse(kept.json) as Record<string, UsageLabel>) : {};
+      names.forEach((name, i) => {
+        const record = current[i];
+        const label = labelOf(record && { ...emptyUsageRecord(name), ...record });
+        if (label) labels[name] = label;
+        else delete labels[name];
+      });
+      built = new Map(Object.entries(labels));
+      return { put: [[LABELS_KEY, { kind: 'labels', json: JSON.stringify(labels) } as unknown as UsageRecord]] };
+    });
+    return built;
   }
 
   async update(name: string, change: (record: UsageRecord, now: string) => void): Promise<UsageRecord | null> {
@@ -240,14 +259,7 @@ export class UsageStore {
       if (labels && labelsChanged) put.push([LABELS_KEY, { kind: 'labels', json: JSON.stringify(labels) } as unknown as UsageRecord]);
       return { put, remove };
     };
-    if (this.records.updateMany) {
-      await this.records.updateMany([...names, LABELS_KEY], (current) => apply(current.slice(0, names.length) as (UsageRecord | undefined)[], current[names.length]));
-      return;
-    }
-    const current = await Promise.all(names.map((name) => this.records.get(name)));
-    const { put, remove } = apply(current, await this.records.get(LABELS_KEY));
-    if (put.length) await this.records.putMany(put);
-    for (const key of remove) await this.records.delete(key);
+    await this.records.updateMany([...names, LABELS_KEY], (current) => apply(current.slice(0, names.length) as (UsageRecord | undefined)[], current[names.length]));
   }
 
   bumpView(name: string): Promise<UsageRecord | null> {
@@ -353,12 +365,6 @@ export class UsageStore {
       }
       return { put, remove };
     };
-    if (this.records.updateMany) {
-      await this.records.updateMany([name, LABELS_KEY], apply);
-      return;
-    }
-    const { put, remove } = apply([await this.records.get(name), await this.records.get(LABELS_KEY)]);
-    if (put.length) await this.records.putMany(put);
-    for (const key of remove) await this.records.delete(key);
+    await this.records.updateMany([name, LABELS_KEY], apply);
   }
 }

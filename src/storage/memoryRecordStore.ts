@@ -4,6 +4,12 @@ import type { RecordStore } from './recordStore';
 export interface MemoryRecordStoreOptions {
   /** Index name → the record property it indexes, as the IndexedDB store declares it (db.ts). */
   indexes?: Record<string, string>;
+  /**
+   * Awaited at the start of every write, before anything is read or stored: a test holds one
+   * write here to let a second one start first (the concurrency tests, docs/storage.md "No lost
+   * update"). The write itself then runs in one step, as an IndexedDB transaction does.
+   */
+  beforeWrite?: (keys: string[]) => Promise<void> | void;
 }
 
 export class MemoryRecordStore<T> implements RecordStore<T> {
@@ -16,17 +22,22 @@ export class MemoryRecordStore<T> implements RecordStore<T> {
     return value === undefined ? undefined : structuredClone(value);
   }
   async put(key: string, value: T): Promise<void> {
+    if (this.options.beforeWrite) await this.options.beforeWrite([key]);
     this.records.set(key, structuredClone(value));
   }
   async putMany(entries: Iterable<[string, T]>): Promise<void> {
-    for (const [key, value] of entries) this.records.set(key, structuredClone(value));
+    const list = [...entries];
+    if (this.options.beforeWrite) await this.options.beforeWrite(list.map(([key]) => key));
+    for (const [key, value] of list) this.records.set(key, structuredClone(value));
   }
   async updateMany(keys: string[], change: (current: (T | undefined)[]) => { put: [string, T][]; remove?: string[] }): Promise<void> {
+    if (this.options.beforeWrite) await this.options.beforeWrite(keys);
     const { put, remove = [] } = change(keys.map((key) => (this.records.has(key) ? structuredClone(this.records.get(key)!) : undefined)));
     for (const [key, value] of put) this.records.set(key, structuredClone(value));
     for (const key of remove) this.records.delete(key);
   }
   async delete(key: string): Promise<void> {
+    if (this.options.beforeWrite) await this.options.beforeWrite([key]);
     this.records.delete(key);
   }
   async getAll(): Promise<T[]> {

@@ -12,9 +12,11 @@ export interface RecordStore<T> {
   /**
    * Read-modify-write in one transaction: reads `keys`, then stores what `change` returns
    * (and deletes the keys in `remove`), so another tab or worker cannot write in between.
-   * `change` must be synchronous. Optional: callers fall back to get + putMany without it.
+   * `change` must be synchronous. Every read-modify-write of a record goes through here (or
+   * holds a Web Lock): a get, an await and a put lose whatever landed in between
+   * (docs/storage.md, "No lost update").
    */
-  updateMany?(keys: string[], change: (current: (T | undefined)[]) => { put: [string, T][]; remove?: string[] }): Promise<void>;
+  updateMany(keys: string[], change: (current: (T | undefined)[]) => { put: [string, T][]; remove?: string[] }): Promise<void>;
   getAll(): Promise<T[]>;
   /**
    * Records whose indexed property equals `value`, in key order (IndexedDB `getAllFromIndex`).

@@ -27,6 +27,11 @@ export function newPendingId(): string {
   return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+/**
+ * No lost update (docs/storage.md): a write is stored once under a fresh id and never changed
+ * afterwards, only deleted; approving or rejecting it (get, replay, delete) runs under the
+ * write's Web Lock (approvals.ts).
+ */
 export class PendingStore {
   constructor(private readonly records: RecordStore<PendingWrite>) {}
 

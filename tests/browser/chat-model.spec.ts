@@ -126,6 +126,7 @@ test('a chat whose provider was removed says so, waits, and never switches by it
   await page.getByRole('button', { name: 'Hosted B' }).click();
   await expect(page.getByLabel('Base URL')).toHaveValue(hosted.baseUrl);
   await page.getByRole('button', { name: 'Remove this server' }).click();
+  await page.getByRole('dialog', { name: 'Remove Hosted B?' }).getByRole('button', { name: 'Remove' }).click();
   await expect(page.getByText(/^Removed\./)).toBeVisible();
 
   await page.goto(`/#/chat/${chatB}`);

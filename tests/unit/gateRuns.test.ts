@@ -76,8 +76,9 @@ function gateWith(
     record: (activity) => written.push(activity),
     gateSettings: () => settings,
     updateGateSettings: async (change) => {
-      updates.push(change);
-      settings = { ...settings, ...change };
+      const fields = typeof change === 'function' ? change(settings) : change;
+      updates.push(fields);
+      settings = { ...settings, ...fields };
     },
     gateProvider: () => options.provider ?? LOCAL,
     idleMs: () => Date.now() - lastInput,

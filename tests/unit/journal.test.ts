@@ -62,6 +62,7 @@ class FaultyRecordStore<T> implements RecordStore<T> {
     this.plan.mutation();
     for (const [key, value] of entries) await this.inner.put(key, value);
   }
+  async updateMany(keys: string[], change: Parameters<RecordStore<T>['updateMany']>[1]) { this.plan.mutation(); return this.inner.updateMany(keys, change); }
   async delete(key: string) { this.plan.mutation(); return this.inner.delete(key); }
   async getAll() { this.plan.access(); return this.inner.getAll(); }
   async keys() { this.plan.access(); return this.inner.keys(); }

@@ -646,7 +646,7 @@ describe('Knack additions: user-origin edits, approval, concurrency', () => {
     const [write] = await pending.list();
     expect(write).toMatchObject({ subsystem: 'memory', action: 'add', payload: { target: 'user', action: 'add', content: 'Prefers tea' } });
 
-    const outcome = await approvePending(pending, new ToolRegistry([memoryToolDefinition(deps)]), write!.id);
+    const outcome = await approvePending(pending, new ToolRegistry([memoryToolDefinition(deps)]), write!.id, new MemoryLockManager());
     expect(outcome.success).toBe(true);
     expect(await store.entries('user')).toEqual(['Prefers tea']);
 

@@ -100,6 +100,41 @@ describe('applyRestore choices', () => {
     expect(await target.raw.readText('memories/MEMORY.md')).toBe('Project uses pnpm.\n§\nLocal note.\n§\nThe user likes tea.');
   });
 
+  it('keep both gives the copied skill its own history and verdicts, and keeps both of colliding runs and pending writes', async () => {
+    const source = makeProfile();
+    await populate(source);
+    const path = 'skills/git/commit-style/SKILL.md';
+    await source.stores.ledger.put('0002', { id: '0002', skill: 'commit-style', actor: 'user', action: 'rollback', rollbackOf: '0001', at: 2, before: [{ path, hash: 'abc' }], after: [{ path, hash: 'abc' }] });
+    await source.stores.usage.put('commit-style', { skill: 'commit-style', uses: 3, verdict_id: 'v1' });
+    await source.stores.pending.put('p1', { id: 'p1', gist: 'from the backup' });
+    const target = await existingProfile();
+    await target.stores.ledger.put('0001', { id: '0001', skill: 'commit-style', actor: 'user', action: 'create', at: 1, before: [], after: [], evidence: { here: true } });
+    await target.stores.activity.put('run1', { id: 'run1', startedAt: 6 });
+    await target.stores.pending.put('p1', { id: 'p1', gist: 'here' });
+    const plan = await planRestore(await openBackup((await createBackup(source)).bytes), target);
+    let n = 0;
+    await applyRestore(plan, { collisions: 'keep-both' }, target.deps, { newId: () => `new-${++n}` });
+
+    const ledger = (await target.stores.ledger.getAll()) as { id: string; skill: string; rollbackOf?: string; before: { path: string }[] }[];
+    expect(ledger.find((entry) => entry.id === '0001')).toMatchObject({ skill: 'commit-style', evidence: { here: true } });
+    const copied = ledger.filter((entry) => entry.skill === 'commit-style-2');
+    expect(copied).toHaveLength(2);
+    const created = copied.find((entry) => entry.id !== '0001' && !entry.rollbackOf)!;
+    const rollback = copied.find((entry) => entry.rollbackOf)!;
+    expect(rollback.rollbackOf).toBe(created.id);
+    expect(rollback.before).toEqual([{ path: 'skills/git/commit-style-2/SKILL.md', hash: 'abc' }]);
+    const verdicts = (await target.stores.verdicts.getAll()) as { id: string; skill: string }[];
+    const copyVerdict = verdicts.find((verdict) => verdict.skill === 'commit-style-2')!;
+    expect(copyVerdict.id).not.toBe('v1');
+    expect(await target.stores.usage.get('commit-style-2')).toMatchObject({ name: 'commit-style-2', verdict_id: copyVerdict.id });
+    expect(await target.stores.usage.get('commit-style')).toMatchObject({ uses: 99 });
+    const runs = (await target.stores.activity.getAll()) as { id: string; startedAt: number }[];
+    expect(runs.map((run) => run.startedAt).sort()).toEqual([5, 6]);
+    const pending = (await target.stores.pending.getAll()) as { gist: string }[];
+    expect(pending.map((write) => write.gist).sort()).toEqual(['from the backup', 'here']);
+    expect(await target.stores.settings.get('app')).toMatchObject({ apiKey: 'sk-local', baseUrl: 'https://local.test/v1' });
+  });
+
   it('a per-skill choice wins over the choice for all', async () => {
     const target = await existingProfile();
     const plan = await planRestore(await openBackup(await backupOfPopulated()), target);

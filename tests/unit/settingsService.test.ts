@@ -118,7 +118,7 @@ describe('Knack settings', () => {
 
   it('keeps the old key when the record cannot be written', async () => {
     const records = new MemoryRecordStore<unknown>();
-    records.put = async () => {
+    records.updateMany = async () => {
       throw new Error('disk full');
     };
     const legacy = new Map<string, string>([[LEGACY_SETTINGS_KEY, '{"model":"m"}']]);

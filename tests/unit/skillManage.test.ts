@@ -18,6 +18,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createTestEngine, skillContent, VALID_SKILL_CONTENT, VALID_SKILL_CONTENT_2 } from './helpers/skillTestEngine';
+import { MemoryLockManager } from '../../src/storage/memoryFileStore';
 
 async function withSkill(name = 'my-skill', category?: string) {
   const t = createTestEngine();
@@ -688,12 +689,12 @@ describe('approval replay and rollback', () => {
     const { approvePending, rejectPending } = await import('../../src/tools/approvals');
     const t = createTestEngine({ writeApproval: 'all' });
     const staged = await t.manage({ action: 'create', name: 'my-skill', content: VALID_SKILL_CONTENT });
-    const outcome = await approvePending(t.engine.pending, t.registry, staged.pending_id);
+    const outcome = await approvePending(t.engine.pending, t.registry, staged.pending_id, new MemoryLockManager());
     expect(outcome.success).toBe(true);
     expect(await t.files.readText('skills/my-skill/SKILL.md')).toBe(VALID_SKILL_CONTENT);
     expect(await t.engine.pending.list()).toEqual([]);
     const second = await t.manage({ action: 'create', name: 'other', content: skillContent('other') });
-    await rejectPending(t.engine.pending, second.pending_id);
+    await rejectPending(t.engine.pending, second.pending_id, new MemoryLockManager());
     expect(await t.files.exists('skills/other/SKILL.md')).toBe(false);
     expect(await t.engine.pending.list()).toEqual([]);
   });

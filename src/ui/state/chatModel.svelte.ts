@@ -135,7 +135,7 @@ export async function refreshProviderModels(providerId: string): Promise<string[
   if (!provider) return [];
   const models = await fetchModelList(provider, { fetch: networkRequests.countingFetch });
   const current = settings.current.providers;
-  const next = withModels(current, providerId, models);
-  if (next !== current) await settings.save({ providers: next });
+  // Applied to the stored list: a provider another tab added meanwhile stays (docs/storage.md).
+  if (withModels(current, providerId, models) !== current) await settings.save((stored) => ({ providers: withModels(stored.providers, providerId, models) }));
   return models;
 }

@@ -10,6 +10,7 @@ import type { GateCasesFile, GateEstimate, GateEvidence, GateServices } from '..
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../gate/gateSettings';
 import type { GateActivity } from '../../review/activity';
 import type { EvalCase, EvalsFile, GateProgress, VerdictRecord } from '../../gate/types';
+import type { SettingChange } from '../../storage/settingsService';
 import type { KnackSettingsService } from '../../app/settings';
 import { learning } from './learning.svelte';
 import { needsConfirmation, runEndNotice } from './gateRunRules';
@@ -241,7 +242,8 @@ class GateSettingsState {
     store.subscribe('gate', (value) => (this.current = { ...DEFAULT_GATE_SETTINGS, ...value }));
   };
 
-  update = async (change: Partial<GateSettings>): Promise<void> => {
+  /** A change that depends on the current value (the provider pair, the hosts) is a function of the stored one. */
+  update = async (change: SettingChange<GateSettings>): Promise<void> => {
     try {
       await this.start();
       this.current = { ...DEFAULT_GATE_SETTINGS, ...(await this.#store!.update('gate', change)) };

@@ -1,5 +1,6 @@
 import type { KnackSettingsService } from '../../app/settings';
 import { LEGACY_SETTINGS_KEY } from '../../app/settings';
+import type { SettingChange } from '../../storage/settingsService';
 import { DEFAULT_SETTINGS, mergeSettings, normalizeSettings, type KnackSettings } from './settingsModel';
 
 /**
@@ -10,23 +11,39 @@ import { DEFAULT_SETTINGS, mergeSettings, normalizeSettings, type KnackSettings 
  */
 export interface SettingsBackend {
   load(): Promise<unknown>;
-  save(settings: KnackSettings): Promise<void>;
+  /**
+   * Applies a change to the settings as stored now and returns the result. Never the whole
+   * value from this tab's copy: that would write away what another tab changed meanwhile
+   * (docs/storage.md, "No lost update").
+   */
+  save(change: SettingChange<KnackSettings>): Promise<KnackSettings>;
+}
+
+/** The change applied to `current`: its fields, merged as the settings service merges them. */
+function applied(current: KnackSettings, change: SettingChange<KnackSettings>): KnackSettings {
+  return normalizeSettings(mergeSettings(current, typeof change === 'function' ? change(current) : change));
 }
 
 export const SETTINGS_STORAGE_KEY = LEGACY_SETTINGS_KEY;
 
+/** What localStorage holds, read synchronously; null for nothing or a corrupt entry. */
+function readLocal(): unknown {
+  const stored = localStorage.getItem(SETTINGS_STORAGE_KEY);
+  if (stored === null) return null;
+  try {
+    return JSON.parse(stored) as unknown;
+  } catch {
+    return null; // a corrupt entry falls back to defaults instead of breaking start-up
+  }
+}
+
 export const localStorageBackend: SettingsBackend = {
-  async load() {
-    const stored = localStorage.getItem(SETTINGS_STORAGE_KEY);
-    if (stored === null) return null;
-    try {
-      return JSON.parse(stored) as unknown;
-    } catch {
-      return null; // a corrupt entry falls back to defaults instead of breaking start-up
-    }
-  },
-  async save(settings) {
-    localStorage.setItem(SETTINGS_STORAGE_KEY, JSON.stringify(settings));
+  load: async () => readLocal(),
+  async save(change) {
+    // Read, merge and write with no await in between: nothing else of this tab runs meanwhile.
+    const next = applied(normalizeSettings(readLocal()), change);
+    localStorage.setItem(SETTINGS_STORAGE_KEY, JSON.stringify(next));
+    return next;
   },
 };
 
@@ -34,8 +51,7 @@ export const localStorageBackend: SettingsBackend = {
 export function serviceSettings(service: KnackSettingsService): SettingsBackend {
   return {
     load: async () => service.get('app'),
-    // The whole value: an optional field left out (a cleared review model) must clear.
-    save: async (settings) => void (await service.update('app', { reviewProvider: undefined, ...settings })),
+    save: (change) => service.update('app', change),
   };
 }
 
@@ -93,12 +109,14 @@ class SettingsState {
     return this.#loading;
   }
 
-  /** Saves the merged settings; rejects (and keeps the old ones) when storage refuses. */
-  async save(changes: Partial<KnackSettings>): Promise<void> {
+  /**
+   * Applies a change to the stored settings; rejects (and keeps the old ones) when storage
+   * refuses. A change that depends on the current value (a list edited, a nested field) is a
+   * function of the stored value, so another tab's change made meanwhile is kept.
+   */
+  async save(change: SettingChange<KnackSettings>): Promise<void> {
     await this.load();
-    const next = normalizeSettings(mergeSettings($state.snapshot(this.#current) as KnackSettings, changes));
-    await this.#backend!.save(next);
-    this.#current = next;
+    this.#current = await this.#backend!.save(change);
   }
 }
 

@@ -14,6 +14,7 @@ function withoutIndexQuery(): RecordStore<VerdictRecord> {
     get: (key) => inner.get(key),
     put: (key, value) => inner.put(key, value),
     putMany: (entries) => inner.putMany(entries),
+    updateMany: (keys, change) => inner.updateMany(keys, change),
     delete: (key) => inner.delete(key),
     getAll: () => inner.getAll(),
     keys: () => inner.keys(),
