@@ -5,7 +5,8 @@
  * arrives), then opened by clicking its row, as the user does:
  *   - `textAndActions`: click → its instructions on screen and Export enabled;
  *   - `filesListed`: click → every file listed (after the view is usable);
- *   - `exportChecks`: what Export does before it downloads (read every file, run the checks).
+ *   - `exportChecks`: what Export does before it downloads (read every file, run the checks),
+ *     with `exportReadPart` the reading alone.
  * Opens alternate with a small skill, so each open of the large one starts from another skill.
  */
 import { summarize } from './stats';
@@ -107,20 +108,23 @@ const skillOpen: BrowserBench = {
       const usable: number[] = [];
       const listed: number[] = [];
       const checks: number[] = [];
+      const reads: number[] = [];
       for (let i = -1; i < RUNS; i++) {
         await timedOpen(SMALL, 1);
         const open = await timedOpen(BIG, FILES);
         const started = performance.now();
         const skill = await collectSkill(services.engine, BIG);
         if (!skill || skill.files.length !== FILES) throw new Error(`export read ${skill?.files.length ?? 0} files`);
+        const read = performance.now() - started;
         checkSkill(skill);
         const checked = performance.now() - started;
         if (i < 0) continue; // warm-up: code loaded, caches filled
         usable.push(open.usable);
         listed.push(open.listed);
         checks.push(checked);
+        reads.push(read);
       }
-      return { files: big.files.length, bytes, textAndActions: summarize(usable), filesListed: summarize(listed), exportChecks: summarize(checks) };
+      return { files: big.files.length, bytes, textAndActions: summarize(usable), filesListed: summarize(listed), exportChecks: summarize(checks), exportReadPart: summarize(reads) };
     } finally {
       await removeBenchSkills();
       await services.engine.catalog.rescan().catch(() => undefined);

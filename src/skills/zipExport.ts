@@ -77,8 +77,9 @@ export function defaultMode(path: string, bytes: Uint8Array): number {
 }
 
 async function readSkillFiles(engine: SkillEngine, dir: string, modes: Map<string, number> | null): Promise<ExportFile[]> {
-  const paths = await engine.files.walk(dir);
-  const read = await Promise.all(paths.map(async (path) => ({ path, bytes: await engine.files.read(path) })));
+  // Where the store can, the walk hands out each file's reader: no lookup per file of a large skill.
+  const walked = engine.files.walkFiles ? await engine.files.walkFiles(dir) : (await engine.files.walk(dir)).map((path) => ({ path, read: () => engine.files.read(path) }));
+  const read = await Promise.all(walked.map(async (file) => ({ path: file.path, bytes: await file.read() })));
   const files: ExportFile[] = [];
   for (const { path, bytes } of read) {
     if (!bytes) continue;
