@@ -381,6 +381,11 @@ function placeSkill(engine: SkillEngine, skill: ImportCandidate, choice: ImportC
   return { skill, choice, name, dir, replacing };
 }
 
+/** The catalogue names (folder names) of a candidate's nested skills that no skill has yet. */
+function newNestedNames(engine: SkillEngine, name: string, skill: ImportCandidate): string[] {
+  return [...new Set(skill.nestedSkills.map((nested) => nested.split('/').pop()!))].filter((nested) => nested !== name && engine.catalog.findByName(nested).length === 0);
+}
+
 /** Holds every lock in `keys` (sorted, as every multi-skill writer takes them) around `work`. */
 async function withLocks<T>(engine: SkillEngine, keys: readonly string[], work: () => Promise<T>): Promise<T> {
   const [first, ...rest] = keys;
@@ -430,20 +435,20 @@ async function importBatch(engine: SkillEngine, plan: ImportPlan, batch: readonl
     const befores = await Promise.all(batch.map((placed): Promise<SkillFiles> => (placed.replacing ? captureFiles(engine.files, placed.dir) : Promise.resolve(new Map()))));
     const afters = batch.map((placed): SkillFiles => new Map(placed.skill.files.map((file) => [`${placed.dir}/${file.path}`, file.bytes])));
     const entries = await engine.ledger.prepareMany(batch.map((placed, i) => ledgerInput(plan, placed, befores[i]!, afters[i]!)));
-    const items: ChangeBatchItem[] = batch.map(({ name, replacing }, i) => ({
+    const items: ChangeBatchItem[] = batch.map(({ name, replacing, skill }, i) => ({
       // A replaced file that the new version also has is overwritten, not deleted afterwards.
       changes: { writes: [...afters[i]!.entries()], deletes: [...befores[i]!.keys()].filter((path) => !afters[i]!.has(path)) },
       effects: {
         ledger: entries[i],
-        usage: [...(replacing ? [{ op: 'forget' as const, name }] : []), { op: 'created' as const, name, source: 'import' as const }],
+        // Nested skills start staged and imported too, under names no other skill has yet.
+        usage: [...(replacing ? [{ op: 'forget' as const, name }] : []), ...[name, ...newNestedNames(engine, name, skill)].map((created) => ({ op: 'created' as const, name: created, source: 'import' as const }))],
       },
     }));
     if (engine.committer.commitMany) await engine.committer.commitMany(`import ${batch.length === 1 ? batch[0]!.name : `${batch.length} skills`}`, items);
     else for (const [i, item] of items.entries()) await engine.committer.commit(`import ${batch[i]!.name}`, item.changes, item.effects);
     // The nested skills inside a skill are catalogue entries of their own, as a rescan finds them.
-    const skillDirs = batch.flatMap(({ dir, skill }) => [dir, ...skill.nestedSkills.map((nested) => `${dir}/${nested}`)]);
     const text = (dir: string) => decodeSkillText(afters.find((after) => after.has(`${dir}/SKILL.md`))!.get(`${dir}/SKILL.md`)!).text;
-    await engine.catalog.upsertMany(skillDirs.map((dir) => ({ dir, text: text(dir) })));
+    await engine.catalog.upsertMany(batch.flatMap(({ dir, skill }) => [dir, ...skill.nestedSkills.map((nested) => `${dir}/${nested}`)]).map((dir) => ({ dir, text: text(dir) })));
     for (const { name, dir } of batch) engine.onChange?.({ skill: name, action: 'import', dir });
     return batch.map(({ skill, name, dir, replacing }): ImportOutcome => ({ id: skill.id, status: 'imported', name, dir, replaced: replacing, claimed: skill.claimed ?? null }));
   });

@@ -80,6 +80,11 @@ describe('import then export gives back every file, byte for byte and mode for m
       await t.engine.catalog.rescan();
       expect(dirs()).toEqual(expectedDirs);
       expectSameFiles(await exportedToolkit(t.engine));
+      // The nested skills start as imported skills do: staged until verified here.
+      for (const name of ['toolkit', 'testing', 'lint', 'python-setup', 'node-setup', 'fixtures']) {
+        const record = await t.engine.usage.find(name);
+        expect([name, record?.source, record?.verification]).toEqual([name, 'import', 'staged']);
+      }
     });
   }
 
@@ -87,9 +92,16 @@ describe('import then export gives back every file, byte for byte and mode for m
     const t = createTestEngine();
     const alone = planImport(nestedSkillZip('skills/python/lint', 'lint'));
     await applyImport(t.engine, alone, includeAll(alone));
+    // A state the import must not reset: re-creating the record would make it active again.
+    await t.engine.usage.setState('lint', 'stale');
+    const lintRecord = await t.engine.usage.find('lint');
+    expect(lintRecord?.state).toBe('stale');
     const plan = planImport(nestedRepoZip('toolkit'));
     await applyImport(t.engine, plan, includeAll(plan));
     expectSameFiles(await exportedToolkit(t.engine));
+    // The skill imported on its own keeps its own record: the nested copies do not recreate it.
+    expect(await t.engine.usage.find('lint')).toEqual(lintRecord);
+    expect((await t.engine.ledger.list('lint')).map((e) => e.action)).toEqual(['import']);
     const lint = await collectSkill(t.engine, 'lint');
     expect(lint?.files.map((file) => file.path)).toEqual(['SKILL.md', 'references/guide.md', 'scripts/run.py']);
   });
