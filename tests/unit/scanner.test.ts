@@ -857,10 +857,10 @@ describe('Knack: no over-flagging', () => {
   });
 
   it('os.environ in prose or a docstring is not code reading the environment', () => {
-    for (const line of ['Use os.environ to read settings in Python.', '"""Reads the token from os.environ."""', '# values come from os.environ', 'env = os.environ.copy()']) {
+    for (const line of ['Use os.environ to read settings in Python.', '"""Reads the token from os.environ."""', '# values come from os.environ']) {
       expect(scanText(line), line).toEqual([]);
     }
-    for (const line of ['print(os.environ)', 'data = dict(os.environ)', 'for k, v in os.environ.items():', 'json.dumps({**os.environ})', 'subprocess.run(cmd, env=os.environ)']) {
+    for (const line of ['env = os.environ.copy()', 'print(os.environ)', 'data = dict(os.environ)', 'for k, v in os.environ.items():', 'json.dumps({**os.environ})', 'subprocess.run(cmd, env=os.environ)']) {
       expect(ids(line), line).toContain('python_os_environ');
     }
   });
