@@ -199,10 +199,10 @@ class SkillsLibrary {
       // A refresh of the open skill keeps its listing and history on screen until the new ones are read.
       const kept = this.detail?.name === name && this.detail.row?.dir === skillDir ? this.detail : null;
       this.detail = { name, row, text, ...splitSkill(text), files: kept?.files ?? null, nested: kept?.nested ?? [], usage, history: kept?.history ?? null };
+      void this.#loadFilesAndHistory(token, name, skillDir).catch((error: unknown) => console.warn('[knack] reading the skill files failed', error));
     } finally {
       if (token === this.#detailToken) this.detailLoading = false;
     }
-    void this.#loadFilesAndHistory(token, name, this.detail?.row?.dir ?? null).catch((error: unknown) => console.warn('[knack] reading the skill files failed', error));
   }
 
   /** The open skill's listing and history, then the diffs of its small entries; dropped if another load started. */
