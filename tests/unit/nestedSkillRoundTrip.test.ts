@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { unzipSync } from 'fflate';
 import { applyImport, planImport, type ImportPlan } from '../../src/skills/zipImport';
-import { buildSkillsZip, collectSkill } from '../../src/skills/zipExport';
+import { buildSkillsZip, collectSkill, exportAllSkills } from '../../src/skills/zipExport';
 import { readCentralDirectory } from '../../src/skills/zipArchive';
 import { createTestEngine } from './helpers/skillTestEngine';
 import { nestedRepoFiles, nestedRepoZip, nestedSkillZip } from '../fixtures/nestedSkillRepo';
@@ -123,6 +123,20 @@ describe('import then export gives back every file, byte for byte and mode for m
     const outcomes = await applyImport(t.engine, plan, includeAll(plan));
     expect(outcomes.every((outcome) => outcome.status === 'imported')).toBe(true);
     expectSameFiles(await exportedToolkit(t.engine));
+  });
+
+  it('Export all holds the tree once: a nested skill travels inside its parent, a skill imported on its own beside it', async () => {
+    const t = createTestEngine();
+    const alone = planImport(nestedSkillZip('skills/python/lint', 'lint'));
+    await applyImport(t.engine, alone, includeAll(alone));
+    const plan = planImport(nestedRepoZip('toolkit'));
+    await applyImport(t.engine, plan, includeAll(plan));
+    const { zip, count } = await exportAllSkills(t.engine);
+    expect(count).toBe(2);
+    expectSameFiles(entriesOf(zip, 'toolkit'));
+    expect([...entriesOf(zip, 'lint').keys()].sort()).toEqual(['SKILL.md', 'references/guide.md', 'scripts/run.py']);
+    const folders = new Set(Object.keys(unzipSync(zip)).map((path) => path.split('/')[0]));
+    expect([...folders].sort()).toEqual(['lint', 'toolkit']);
   });
 
   it('after an edit of the parent, the untouched files still come back as they went in', async () => {
