@@ -13,6 +13,8 @@ export const budgets = [
   { key: 'fullRescan10kVsFloor', limit: 1.2, unit: '× floor (p50)', path: 'skillIndex10k.rescanOverFloor', spec: 'full rescan from OPFS, 10,000 skills, against the OPFS floor' },
   { key: 'skillOpen1400', limit: 100, unit: 'ms p50', path: 'skillsLibrary.open.p50', spec: 'open a skill in the Skills view, library of 1,400' },
   { key: 'skillOpen1400Max', limit: 100, unit: 'ms max', path: 'skillsLibrary.open.max', spec: 'open a skill in the Skills view, library of 1,400 (slowest of 20)' },
+  { key: 'skillOpenLargeUsable', limit: 200, unit: 'ms p50', path: 'skillOpen.textAndActions.p50', spec: 'opening a real-sized skill (300 files, 10 MB): text and actions usable' },
+  { key: 'skillOpenLargeExportChecks', limit: 1000, unit: 'ms p50', path: 'skillOpen.exportChecks.p50', spec: 'opening a real-sized skill (300 files, 10 MB): export checks done' },
   { key: 'import80Into1300VsEmpty', limit: 1.3, unit: '× empty', path: 'skillsLibrary.importRatio', spec: 'import 80 skills into a library of 1,300 against into an empty one, view open' },
   { key: 'indexUpdateAfterWrite10k', limit: 5, unit: 'ms p50', path: 'skillIndex10k.indexUpdateAfterWrite.p50', spec: 'index update after one skill write, 10,000 skills' },
   { key: 'skillManageCreateEndToEnd', limit: 15, unit: 'ms p50', path: 'skillManageEndToEnd.create.p50', spec: 'skill_manage create end to end (write, ledger, usage, index)' },

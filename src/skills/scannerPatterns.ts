@@ -48,10 +48,11 @@ export function confineToLine(source: string): string {
 
 const CLASS_SPECS: readonly ClassSpec[] = [...TEXT_CLASS_SPECS, ...SYSTEM_CLASS_SPECS];
 
-function exemption(regex: RegExp, options: PatternOptions | undefined): ((line: string) => boolean) | undefined {
+function exemption(regex: RegExp, options: PatternOptions | undefined): ThreatPattern['exemptLine'] {
   if (!options?.loopbackExempt && !options?.linkTargetExempt) return undefined;
   const single = new RegExp(regex.source, 'i');
-  return (line) => (options.loopbackExempt === true && onlyLoopbackUrls(line)) || (options.linkTargetExempt === true && !single.test(withoutLinkTargets(line)));
+  return (line, markdownProse) =>
+    (options.loopbackExempt === true && onlyLoopbackUrls(line)) || (options.linkTargetExempt === true && markdownProse && !single.test(withoutLinkTargets(line)));
 }
 
 export const THREAT_PATTERNS: readonly ThreatPattern[] = CLASS_SPECS.flatMap((spec) =>

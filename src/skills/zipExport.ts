@@ -77,8 +77,9 @@ export function defaultMode(path: string, bytes: Uint8Array): number {
 }
 
 async function readSkillFiles(engine: SkillEngine, dir: string, modes: Map<string, number> | null): Promise<ExportFile[]> {
-  const paths = await engine.files.walk(dir);
-  const read = await Promise.all(paths.map(async (path) => ({ path, bytes: await engine.files.read(path) })));
+  // Where the store can, the walk hands out each file's reader: no lookup per file of a large skill.
+  const walked = engine.files.walkFiles ? await engine.files.walkFiles(dir) : (await engine.files.walk(dir)).map((path) => ({ path, read: () => engine.files.read(path) }));
+  const read = await Promise.all(walked.map(async (file) => ({ path: file.path, bytes: await file.read() })));
   const files: ExportFile[] = [];
   for (const { path, bytes } of read) {
     if (!bytes) continue;
@@ -147,11 +148,19 @@ interface PendingSkill {
  * Every live skill (not the archive), ready for one zip. Every file of every skill goes through
  * one pool of READ_PARALLELISM reads, so no skill's slowest file holds up the others; a skill's
  * folder is walked (one listing per folder) as soon as a slot is free, from the catalogue's
- * directory. Progress counts skills whose files are all read; a cancel stops before the next read.
+ * directory. Skills nested in another skill's folder are read as its files, not again on their
+ * own. Progress counts skills whose files are all read; a cancel stops before the next read.
  */
 export async function collectAllSkills(engine: SkillEngine, options: LongTaskOptions & { onSkill?: (skill: ExportSkill) => void } = {}): Promise<ExportSkill[]> {
   const byName = new Map<string, string>();
-  for (const entry of engine.catalog.entries()) if (!byName.has(entry.name)) byName.set(entry.name, entry.dir);
+  // A nested skill travels inside its parent's folder (docs/skill-tools.md, "Nested skills on
+  // import"), so the archive holds the library's tree once.
+  const dirs = new Set([...engine.catalog.entries()].map((entry) => entry.dir));
+  const nested = (dir: string) => {
+    for (let cut = dir.lastIndexOf('/'); cut > 0; cut = dir.lastIndexOf('/', cut - 1)) if (dirs.has(dir.slice(0, cut))) return true;
+    return false;
+  };
+  for (const entry of engine.catalog.entries()) if (!byName.has(entry.name) && !nested(entry.dir)) byName.set(entry.name, entry.dir);
   const names = [...byName.keys()].sort();
   const histories = await historiesByName(engine);
   const report = throttledProgress(options.onProgress);

@@ -42,6 +42,12 @@ export interface ImportCandidate {
   claimed: ClaimedVerification | null;
   /** SKILL.md has no frontmatter: imported byte for byte, but out of the index until it has a description. */
   needsDescription?: boolean;
+  /**
+   * Folders of skills nested in this one (`child`, `skills/a`), relative to it. Their files are
+   * among `files`: a nested skill stays in its parent's folder, a skill of its own where it
+   * stands (docs/skill-tools.md, "Nested skills on import").
+   */
+  nestedSkills: string[];
 }
 
 /** The parts of a sidecar the import dialog shows ("claims: promoted by model X"). */
@@ -115,6 +121,7 @@ function directoryName(candidates: string[]): { name: string; cleaned: boolean }
  * Folders that directly hold a SKILL.md, outermost first. A skill nested in another skill's
  * folder (`parent/child/SKILL.md`) is a skill of its own, as the catalogue finds it; a SKILL.md
  * under a skill's support folders (`references/`, `templates/`…) is one of that skill's files.
+ * Only the outermost ones become import candidates; the nested ones travel inside them.
  */
 function findSkillFolders(paths: string[]): string[] {
   const folders = paths
@@ -249,13 +256,14 @@ export function planImport(bytes: Uint8Array, options: PlanOptions = {}): Import
   }
   const claimed = new Set<string>();
   const names = new Set<string>();
-  folders.forEach((folder, index) => {
+  // A nested skill stays a file tree of its parent, so the parent exports with every file it was
+  // imported with; where it stands it is a skill of its own (the catalogue's rule), so it is not
+  // installed a second time beside its parent, and nested names that repeat refuse nothing.
+  const outermost = folders.filter((folder) => innermostAround(folder, folders) === null);
+  outermost.forEach((folder, index) => {
     const prefix = folder === '' ? '' : `${folder}/`;
-    // A nested skill's files are its own, not its parent's.
-    const nested = folders.filter((other) => other !== folder && (folder === '' || other.startsWith(prefix))).map((other) => `${other}/`);
-    const files = read.files
-      .filter((file) => file.path.startsWith(prefix) && !nested.some((inner) => file.path.startsWith(inner)))
-      .map((file) => ({ ...file, path: file.path.slice(prefix.length) }));
+    const nestedSkills = folders.filter((other) => other !== folder && other.startsWith(prefix)).map((other) => other.slice(prefix.length));
+    const files = read.files.filter((file) => file.path.startsWith(prefix)).map((file) => ({ ...file, path: file.path.slice(prefix.length) }));
     for (const file of files) claimed.add(prefix + file.path);
     const folderName = folder === '' ? baseName(archiveName) : folder.split('/').pop()!;
     const skillMd = files.find((file) => file.path === 'SKILL.md')!;
@@ -282,6 +290,8 @@ export function planImport(bytes: Uint8Array, options: PlanOptions = {}): Import
     const claim = sidecar ? readClaimedVerification(sidecar.bytes) : null;
     if (sidecar && !claim) warnings.push(`'${VERIFICATION_SIDECAR_FILE}' is not a verification record; it is kept as a file`);
     if (claim) warnings.push(`The archive ${describeClaim(claim)}. Knack does not take its word: the skill starts staged until verified here.`);
+    const shown = nestedSkills.length > 5 ? `${nestedSkills.slice(0, 5).join(', ')}…` : nestedSkills.join(', ');
+    if (shown) warnings.push(`Holds ${nestedSkills.length} nested skill${nestedSkills.length === 1 ? '' : 's'} (${shown}): they stay in this skill's folder, byte for byte, each a skill of its own there`);
     plan.skills.push({
       id: `${index}:${folder}`,
       archiveFolder: folder,
@@ -293,6 +303,7 @@ export function planImport(bytes: Uint8Array, options: PlanOptions = {}): Import
       collides: options.exists?.(dir.name) ?? false,
       claimed: claim,
       ...(loaded.needsDescription ? { needsDescription: true } : {}),
+      nestedSkills,
     });
   });
   plan.strays = read.files.map((file) => file.path).filter((path) => !claimed.has(path));
@@ -370,6 +381,11 @@ function placeSkill(engine: SkillEngine, skill: ImportCandidate, choice: ImportC
   return { skill, choice, name, dir, replacing };
 }
 
+/** The catalogue names (folder names) of a candidate's nested skills that no skill has yet. */
+function newNestedNames(engine: SkillEngine, name: string, skill: ImportCandidate): string[] {
+  return [...new Set(skill.nestedSkills.map((nested) => nested.split('/').pop()!))].filter((nested) => nested !== name && engine.catalog.findByName(nested).length === 0);
+}
+
 /** Holds every lock in `keys` (sorted, as every multi-skill writer takes them) around `work`. */
 async function withLocks<T>(engine: SkillEngine, keys: readonly string[], work: () => Promise<T>): Promise<T> {
   const [first, ...rest] = keys;
@@ -419,17 +435,20 @@ async function importBatch(engine: SkillEngine, plan: ImportPlan, batch: readonl
     const befores = await Promise.all(batch.map((placed): Promise<SkillFiles> => (placed.replacing ? captureFiles(engine.files, placed.dir) : Promise.resolve(new Map()))));
     const afters = batch.map((placed): SkillFiles => new Map(placed.skill.files.map((file) => [`${placed.dir}/${file.path}`, file.bytes])));
     const entries = await engine.ledger.prepareMany(batch.map((placed, i) => ledgerInput(plan, placed, befores[i]!, afters[i]!)));
-    const items: ChangeBatchItem[] = batch.map(({ name, replacing }, i) => ({
+    const items: ChangeBatchItem[] = batch.map(({ name, replacing, skill }, i) => ({
       // A replaced file that the new version also has is overwritten, not deleted afterwards.
       changes: { writes: [...afters[i]!.entries()], deletes: [...befores[i]!.keys()].filter((path) => !afters[i]!.has(path)) },
       effects: {
         ledger: entries[i],
-        usage: [...(replacing ? [{ op: 'forget' as const, name }] : []), { op: 'created' as const, name, source: 'import' as const }],
+        // Nested skills start staged and imported too, under names no other skill has yet.
+        usage: [...(replacing ? [{ op: 'forget' as const, name }] : []), ...[name, ...newNestedNames(engine, name, skill)].map((created) => ({ op: 'created' as const, name: created, source: 'import' as const }))],
       },
     }));
     if (engine.committer.commitMany) await engine.committer.commitMany(`import ${batch.length === 1 ? batch[0]!.name : `${batch.length} skills`}`, items);
     else for (const [i, item] of items.entries()) await engine.committer.commit(`import ${batch[i]!.name}`, item.changes, item.effects);
-    await engine.catalog.upsertMany(batch.map(({ dir }, i) => ({ dir, text: decodeSkillText(afters[i]!.get(`${dir}/SKILL.md`)!).text })));
+    // The nested skills inside a skill are catalogue entries of their own, as a rescan finds them.
+    const text = (dir: string) => decodeSkillText(afters.find((after) => after.has(`${dir}/SKILL.md`))!.get(`${dir}/SKILL.md`)!).text;
+    await engine.catalog.upsertMany(batch.flatMap(({ dir, skill }) => [dir, ...skill.nestedSkills.map((nested) => `${dir}/${nested}`)]).map((dir) => ({ dir, text: text(dir) })));
     for (const { name, dir } of batch) engine.onChange?.({ skill: name, action: 'import', dir });
     return batch.map(({ skill, name, dir, replacing }): ImportOutcome => ({ id: skill.id, status: 'imported', name, dir, replaced: replacing, claimed: skill.claimed ?? null }));
   });

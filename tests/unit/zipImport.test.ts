@@ -301,8 +301,8 @@ describe('planImport: an archive that holds the same file three times', () => {
   });
 });
 
-describe('planImport: nested skills (issue 10)', () => {
-  it('imports a skill nested in another skill folder as a skill of its own; SKILL.md under references/ stays a file', () => {
+describe('planImport: nested skills (issues 10 and 18)', () => {
+  it('keeps a skill nested in another skill folder inside its parent, listed as nested; SKILL.md under references/ stays a file', () => {
     const plan = planImport(
       zip({
         'parent/SKILL.md': skillContent('parent'),
@@ -314,20 +314,21 @@ describe('planImport: nested skills (issue 10)', () => {
       }),
     );
     expect(plan.error).toBeNull();
-    expect(plan.skills.map((s) => s.name).sort()).toEqual(['child', 'parent']);
-    const parent = plan.skills.find((s) => s.name === 'parent')!;
-    expect(parent.files.map((f) => f.path).sort()).toEqual(['SKILL.md', 'notes.md', 'references/deep/more/SKILL.md', 'references/example/SKILL.md']);
-    const child = plan.skills.find((s) => s.name === 'child')!;
-    expect(child.files.map((f) => f.path).sort()).toEqual(['SKILL.md', 'references/guide.md']);
-    expect(parent.warnings).toEqual([]);
+    expect(plan.skills.map((s) => s.name)).toEqual(['parent']);
+    const parent = plan.skills[0];
+    expect(parent.files.map((f) => f.path).sort()).toEqual(['SKILL.md', 'child/SKILL.md', 'child/references/guide.md', 'notes.md', 'references/deep/more/SKILL.md', 'references/example/SKILL.md']);
+    expect(parent.nestedSkills).toEqual(['child']);
+    expect(parent.warnings).toEqual([expect.stringMatching(/^Holds 1 nested skill \(child\)/)]);
   });
 
-  it('installs the nested skill so the catalogue finds both', async () => {
+  it('the nested skill is a catalogue entry where it stands, before and after a rescan', async () => {
     const t = createTestEngine();
     const plan = planImport(zip({ 'root/SKILL.md': skillContent('root-skill'), 'root/inner/SKILL.md': skillContent('inner-skill') }));
     await applyImport(t.engine, plan, Object.fromEntries(plan.skills.map((s) => [s.id, { include: true }])));
+    const entries = () => t.engine.catalog.entries().map((e) => `${e.dir}=${e.frontmatterName}`).sort();
+    expect(entries()).toEqual(['skills/root/inner=inner-skill', 'skills/root=root-skill']);
     await t.engine.catalog.rescan();
-    expect(t.engine.catalog.entries().map((e) => `${e.name}=${e.frontmatterName}`).sort()).toEqual(['inner=inner-skill', 'root=root-skill']);
+    expect(entries()).toEqual(['skills/root/inner=inner-skill', 'skills/root=root-skill']);
   });
 });
 

@@ -23,7 +23,23 @@ export interface PathDiff {
 
 export interface HistoryItem {
   entry: LedgerEntry;
-  diffs: PathDiff[];
+  /**
+   * The entry's diffs; null until they are read. They are read after the skill is on screen, at
+   * once for an entry of at most AUTO_DIFF_MAX_PATHS files, on demand for a larger one (an
+   * import of hundreds of files), so opening a skill never waits for them (docs/skill-tools.md,
+   * "Opening a large skill").
+   */
+  diffs: PathDiff[] | null;
+  /** Files the entry touched: what "Show changes" offers for an entry read on demand. */
+  changedPaths: number;
+}
+
+/** Entries touching at most this many files get their diffs without asking. */
+export const AUTO_DIFF_MAX_PATHS = 20;
+
+/** Files an entry touched (before or after), each once. */
+export function changedPathCount(entry: LedgerEntry): number {
+  return new Set([...entry.before, ...entry.after].map((version) => version.path)).size;
 }
 
 /** Unchanged lines kept on each side of a change. */
@@ -82,14 +98,17 @@ export async function diffEntry(
   const dirs = skillDirsOf([...entry.before, ...entry.after].map((v) => v.path), knownDirs);
   const before = new Map(entry.before.map((v) => [pathInSkill(v.path, dirs), v.hash]));
   const after = new Map(entry.after.map((v) => [pathInSkill(v.path, dirs), v.hash]));
-  const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
+  // Moved unchanged (archive, restore) is no change.
+  const paths = [...new Set([...before.keys(), ...after.keys()])].sort().filter((path) => !before.get(path) || before.get(path) !== after.get(path));
+  // Every blob is read at once: the store serves them in parallel.
+  const texts = await Promise.all(
+    paths.map((path) => Promise.all([before.get(path) ? text(before.get(path)!) : Promise.resolve(''), after.get(path) ? text(after.get(path)!) : Promise.resolve('')])),
+  );
   const diffs: PathDiff[] = [];
-  for (const path of paths) {
+  for (const [i, path] of paths.entries()) {
     const beforeHash = before.get(path);
     const afterHash = after.get(path);
-    if (beforeHash && beforeHash === afterHash) continue; // moved unchanged (archive, restore)
-    const beforeText = beforeHash ? await text(beforeHash) : '';
-    const afterText = afterHash ? await text(afterHash) : '';
+    const [beforeText, afterText] = texts[i]!;
     const change = !beforeHash ? 'added' : !afterHash ? 'removed' : 'modified';
     if (beforeText === null || afterText === null) {
       diffs.push({ path, change, lines: [], unavailable: true });

@@ -8,63 +8,19 @@
 import { appServices } from '../../app/services';
 import type { SkillServices } from '../../app/skillServices';
 import { SkillActions, type SkillActionResult } from '../../skills/skillActions';
+import type { LedgerEntry } from '../../skills/ledger';
 import type { CuratorActivity } from '../../review/activity';
 import { learning } from './learning.svelte';
-import { parseSkillFileLenient } from '../../skills/frontmatter';
-import type { UsageRecord } from '../../skills/usageStore';
 import { textDecoder } from '../../storage/fileStore';
 import { buildRows, emptyFilters, filterOptions, filterRows, isFiltering, replaceRowsOf, type SkillFilters, type SkillRow } from './skillLibrary';
-import { describeEntry, diffEntry, newestFirst, type HistoryItem } from './skillHistory';
+import { AUTO_DIFF_MAX_PATHS, changedPathCount, describeEntry, diffEntry, newestFirst, type HistoryItem } from './skillHistory';
+import { splitSkill, type ActionResult, type SkillConfirm, type SkillDetail, type SkillPanel } from './skillDetail';
 import { skillFileList } from '../../skills/skillPaths';
 import type { CatalogChange } from '../../skills/skillCatalog';
 import { isCancelled, type Progress } from '../../storage/progress';
 import type { StorageChange } from '../../storage/changes';
 
-/** `dir` picks one of several skills sharing a folder name (a nested skill's link passes it). */
-export type SkillPanel = { kind: 'none' } | { kind: 'detail'; name: string; dir?: string } | { kind: 'create' } | { kind: 'edit'; name: string };
-
-export interface SkillDetail {
-  name: string;
-  /** The library row; null when the skill has no files now (deleted, or its creation rolled back). */
-  row: SkillRow | null;
-  /** SKILL.md exactly as stored. */
-  text: string | null;
-  /** Frontmatter as shown in the table: top-level keys with display values. */
-  frontmatter: [string, string][];
-  body: string;
-  parseError: string | null;
-  /** Real paths relative to the skill folder (skillPaths.ts); nested skills' files left out. */
-  files: string[];
-  /** Nested skills inside this one, each its own skill: shown as links, not as files. */
-  nested: { path: string; name: string; dir: string }[];
-  usage: UsageRecord | null;
-  history: HistoryItem[];
-}
-
-export type SkillConfirm = { kind: 'delete'; name: string } | { kind: 'rollback'; name: string; entryId: string; summary: string };
-
-export type ActionResult = SkillActionResult;
-
-function displayValue(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (value instanceof Date) return value.toISOString();
-  if (Array.isArray(value) && value.every((item) => typeof item !== 'object' || item === null)) return value.join(', ');
-  return JSON.stringify(value);
-}
-
-function splitSkill(text: string | null): Pick<SkillDetail, 'frontmatter' | 'body' | 'parseError'> {
-  if (text === null) return { frontmatter: [], body: '', parseError: null };
-  // Lenient, like the catalogue: YAML that breaks on `key: value: more` still fills the table.
-  const parsed = parseSkillFileLenient(text);
-  if (!parsed.ok) return { frontmatter: [], body: '', parseError: parsed.message };
-  return {
-    frontmatter: Object.entries(parsed.frontmatter).map(([key, value]) => [key, displayValue(value)]),
-    body: parsed.body,
-    parseError: null,
-  };
-}
+export type { SkillPanel, SkillDetail, SkillConfirm, ActionResult } from './skillDetail';
 
 class SkillsLibrary {
   status = $state<'loading' | 'ready' | 'error'>('loading');
@@ -221,8 +177,11 @@ class SkillsLibrary {
   };
 
   /**
-   * Reads one skill only: its SKILL.md, a listing of its folder, its usage record and its
-   * ledger entries (with their diffs, read in parallel). Nothing here grows with the library.
+   * Reads one skill only, in two steps (docs/skill-tools.md, "Opening a large skill"). First
+   * its SKILL.md and its usage record: the text and the actions show as soon as they are read.
+   * Then, with the view usable, the listing of its folder and its ledger entries; each entry's
+   * diffs after that, at once for a small entry, on demand (`showChanges`) for a large one.
+   * Nothing here grows with the library, and nothing before the view grows with the skill.
    */
   async #loadDetail(name: string, showLoading: boolean, dir?: string): Promise<void> {
     const services = this.#services;
@@ -235,27 +194,50 @@ class SkillsLibrary {
       // (archived, restored elsewhere).
       const row = (dir ? this.rows.find((candidate) => candidate.dir === dir) : undefined) ?? this.rows.find((candidate) => candidate.name === name) ?? null;
       const skillDir = row?.dir ?? null;
-      const [text, paths, usage, entries] = await Promise.all([
-        skillDir ? engine.files.readText(`${skillDir}/SKILL.md`) : Promise.resolve(null),
-        skillDir ? engine.files.walk(skillDir) : Promise.resolve([] as string[]),
-        engine.usage.find(name),
-        engine.ledger.list(name),
-      ]);
-      const blobText = async (hash: string) => {
-        const bytes = await engine.ledger.blob(hash);
-        return bytes ? textDecoder.decode(bytes) : null;
-      };
-      const knownDirs = skillDir ? [skillDir] : [];
-      const ordered = newestFirst(entries);
-      const diffs = await Promise.all(ordered.map((entry) => diffEntry(entry, blobText, knownDirs)));
-      const history: HistoryItem[] = ordered.map((entry, i) => ({ entry, diffs: diffs[i]! }));
+      const [text, usage] = await Promise.all([skillDir ? engine.files.readText(`${skillDir}/SKILL.md`) : Promise.resolve(null), engine.usage.find(name)]);
       if (token !== this.#detailToken) return; // a newer load started meanwhile
-      const list = skillDir ? this.#filesOf(skillDir, paths) : { files: [], nested: [] };
-      this.detail = { name, row, text, ...splitSkill(text), ...list, usage, history };
+      // A refresh of the open skill keeps its listing and history on screen until the new ones are read.
+      const kept = this.detail?.name === name && this.detail.row?.dir === skillDir ? this.detail : null;
+      this.detail = { name, row, text, ...splitSkill(text), files: kept?.files ?? null, nested: kept?.nested ?? [], usage, history: kept?.history ?? null };
+      void this.#loadFilesAndHistory(token, name, skillDir).catch((error: unknown) => console.warn('[knack] reading the skill files failed', error));
     } finally {
       if (token === this.#detailToken) this.detailLoading = false;
     }
   }
+
+  /** The open skill's listing and history, then the diffs of its small entries; dropped if another load started. */
+  async #loadFilesAndHistory(token: number, name: string, skillDir: string | null): Promise<void> {
+    const { engine } = this.#services!;
+    const [paths, entries] = await Promise.all([skillDir ? engine.files.walk(skillDir) : Promise.resolve([] as string[]), engine.ledger.list(name)]);
+    if (token !== this.#detailToken || this.detail?.name !== name) return;
+    const list = skillDir ? this.#filesOf(skillDir, paths) : { files: [], nested: [] };
+    const kept = new Map((this.detail.history ?? []).map((item) => [item.entry.id, item.diffs]));
+    const history: HistoryItem[] = newestFirst(entries).map((entry) => ({ entry, diffs: kept.get(entry.id) ?? null, changedPaths: changedPathCount(entry) }));
+    this.detail = { ...this.detail, ...list, history };
+    const small = history.filter((item) => item.diffs === null && item.changedPaths <= AUTO_DIFF_MAX_PATHS);
+    await Promise.all(small.map((item) => this.#readDiffs(token, name, item.entry)));
+  }
+
+  /** Reads one entry's diffs into the open detail (its blobs in parallel). */
+  async #readDiffs(token: number, name: string, entry: LedgerEntry): Promise<void> {
+    const { engine } = this.#services!;
+    const blobText = async (hash: string) => {
+      const bytes = await engine.ledger.blob(hash);
+      return bytes ? textDecoder.decode(bytes) : null;
+    };
+    const skillDir = this.detail?.row?.dir;
+    const diffs = await diffEntry(entry, blobText, skillDir ? [skillDir] : []);
+    const detail = this.detail;
+    if (token !== this.#detailToken || detail?.name !== name || !detail.history) return;
+    this.detail = { ...detail, history: detail.history.map((item) => (item.entry.id === entry.id ? { ...item, diffs } : item)) };
+  }
+
+  /** "Show changes" of a history entry too large to diff when the skill opened. */
+  showChanges = async (entryId: string): Promise<void> => {
+    const item = this.detail?.history?.find((candidate) => candidate.entry.id === entryId);
+    if (!item || item.diffs !== null || !this.detail) return;
+    await this.#readDiffs(this.#detailToken, this.detail.name, item.entry);
+  };
 
   /** The skill's own files, and its nested skills (catalogue entries inside its folder) as links. */
   #filesOf(dir: string, paths: string[]): Pick<SkillDetail, 'files' | 'nested'> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LedgerEntry } from '../../../src/skills/ledger';
-import { describeEntry, diffEntry, diffText, newestFirst, pathInSkill } from '../../../src/ui/state/skillHistory';
+import { AUTO_DIFF_MAX_PATHS, changedPathCount, describeEntry, diffEntry, diffText, newestFirst, pathInSkill } from '../../../src/ui/state/skillHistory';
 
 function entry(change: Partial<LedgerEntry>): LedgerEntry {
   return { id: 'e1', ts: '2026-01-01T00:00:00.000Z', at: 0, actor: 'user', action: 'edit', skill: 'demo', before: [], after: [], evidence: {}, ...change };
@@ -124,5 +124,33 @@ describe('history order and words', () => {
     expect(describeEntry(entry({ action: 'rollback', actor: 'user', evidence: { rolled_back_action: 'edit' } }))).toBe(
       'Rolled back by you (undid: edit)',
     );
+  });
+});
+
+describe('large entries (docs/skill-tools.md, "Opening a large skill")', () => {
+  const files = (n: number) => Array.from({ length: n }, (_, i) => ({ path: `skills/big/references/f${i}.md`, hash: `h${i}` }));
+
+  it('counts each touched file once, before or after', () => {
+    expect(changedPathCount(entry({ before: files(3), after: files(5) }))).toBe(5);
+    expect(changedPathCount(entry({ action: 'import', after: files(300) }))).toBeGreaterThan(AUTO_DIFF_MAX_PATHS);
+  });
+
+  it('reads all blobs of an entry at once, not one after another', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const release: Array<() => void> = [];
+    const text = (hash: string) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      return new Promise<string>((resolve) => release.push(() => {
+        inFlight -= 1;
+        resolve(`text of ${hash}\n`);
+      }));
+    };
+    const pending = diffEntry(entry({ action: 'import', after: files(30) }), text, ['skills/big']);
+    await Promise.resolve();
+    expect(most).toBe(30);
+    for (const done of release) done();
+    expect((await pending).map((diff) => diff.change)).toEqual(Array(30).fill('added'));
   });
 });
