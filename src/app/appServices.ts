@@ -23,6 +23,7 @@ import type { SessionServices } from './sessionServices';
 import type { ChatServices } from './chatServices';
 import type { GateServices } from './gateServices';
 import type { BackupService } from './backupService';
+import type { ForgedToolServices } from './forgedToolServices';
 
 export type AppContext = 'tab' | 'worker';
 
@@ -57,6 +58,8 @@ export interface AppServices {
   gate(): Promise<GateServices>;
   /** Tab only: backup, restore and wipe for Settings (app/backupService.ts). */
   backup(): Promise<BackupService>;
+  /** Tab only: forged tools, proven in the sandbox and offered to the chat (docs/forged-tools.md). */
+  forgedTools(): Promise<ForgedToolServices>;
 }
 
 /** A lazily created value, created again on the next call if creating it failed. */
@@ -118,15 +121,18 @@ export async function createAppServices(
     if (context === 'tab') definitions.push((await sessions()).tool);
     return new ToolRegistry(definitions);
   });
+  const forgedTools = context === 'tab' ? once(() => startForgedTools(storage, settings, skills, tools)) : tabOnly('Forged tools');
   const chat =
     context === 'tab'
       ? once(async () => {
+          // Proven tools are in the registry before the first chat request (forgedTools syncs its offers on start).
           const [{ createChatServices }, registry, skillParts, memoryParts, sessionParts] = await Promise.all([
             import('./chatServices'),
             tools(),
             skills(),
             memory(),
             sessions(),
+            forgedTools(),
           ]);
           return createChatServices({ registry, settings, skills: skillParts, memory: memoryParts, sessions: sessionParts });
         })
@@ -162,5 +168,27 @@ export async function createAppServices(
     chat,
     gate,
     backup,
+    forgedTools,
   };
+}
+
+/** The tab's forged tools: a chunk of their own, with the sandbox loaded only when a tool runs. */
+async function startForgedTools(
+  storage: KnackServices,
+  settings: KnackSettingsService,
+  skills: () => Promise<SkillServices>,
+  tools: () => Promise<ToolRegistry>,
+): Promise<ForgedToolServices> {
+  const [{ createForgedToolServices }, { forgedToolSandbox }] = await Promise.all([import('./forgedToolServices'), import('./forgedToolRunner')]);
+  let regexRunner: RegexRunner | null = null;
+  const forged = createForgedToolServices({
+    skills,
+    registry: tools,
+    settings,
+    changes: storage.changes,
+    sandbox: forgedToolSandbox,
+    regexRunner: async () => (regexRunner ??= (await import('../gate/workerRegexRunner')).createWorkerRegexRunner()),
+  });
+  await forged.syncOffers();
+  return forged;
 }
