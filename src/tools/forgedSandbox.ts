@@ -24,7 +24,8 @@ export interface SandboxLimits {
 
 export const SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   timeMs: 1_000,
-  memoryBytes: 32 * 1024 * 1024,
+  // A procedure on a JSON input needs little; a small heap also makes a memory bomb end quickly.
+  memoryBytes: 16 * 1024 * 1024,
   // Below the host's own stack (about 1 MB in V8): QuickJS must stop a recursion before the engine running it does.
   stackBytes: 256 * 1024,
   inputChars: 100_000,

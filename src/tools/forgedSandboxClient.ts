@@ -62,7 +62,10 @@ export class SandboxClient {
     } catch (error) {
       return Promise.resolve({ ok: false, failure: 'input', error: `the input is not JSON: ${(error as Error).message}`, ms: 0 });
     }
-    return this.#enqueue({ kind: 'run', code, inputJson, limits }, (limits.timeMs ?? SANDBOX_LIMITS.timeMs) + this.#graceMs);
+    // The watchdog never waits longer than the default limit allows, whatever the call asks:
+    // a limit can be lowered, never raised past the point where a hung worker is replaced.
+    const watchdogMs = Math.min(limits.timeMs ?? SANDBOX_LIMITS.timeMs, SANDBOX_LIMITS.timeMs) + this.#graceMs;
+    return this.#enqueue({ kind: 'run', code, inputJson, limits }, watchdogMs);
   }
 
   /** Compiles without running: the syntax error with its line, or null. */
@@ -97,7 +100,7 @@ export class SandboxClient {
         worker.pending.delete(id);
         this.#drop();
         this.replaced++;
-        const limit = request.kind === 'run' ? (request.limits?.timeMs ?? SANDBOX_LIMITS.timeMs) : SANDBOX_LIMITS.timeMs;
+        const limit = request.kind === 'run' ? Math.min(request.limits?.timeMs ?? SANDBOX_LIMITS.timeMs, SANDBOX_LIMITS.timeMs) : SANDBOX_LIMITS.timeMs;
         resolve({ ok: false, failure: 'timeout', error: `stopped after ${seconds(limit)}: the tool did not finish (the sandbox was replaced).`, ms: performance.now() - started });
       }, watchdogMs);
       worker.pending.set(id, (result) => {
