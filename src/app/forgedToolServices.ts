@@ -186,6 +186,8 @@ class ForgedTools implements ForgedToolServices {
         wanted.set(definition.name, definition);
       }
     }
+    // A tool on offer will be called from a chat: start the sandbox now rather than on the first call.
+    if (wanted.size > 0) this.deps.sandbox().warm();
     for (const name of this.#offered) if (!wanted.has(name)) registry.unregister(name);
     this.#offered.clear();
     for (const [name, definition] of wanted) {

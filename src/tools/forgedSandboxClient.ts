@@ -74,6 +74,14 @@ export class SandboxClient {
     return result.ok ? null : result.error;
   }
 
+  /**
+   * Starts the worker ahead of the first call (the engine compiled, the worker running), so a
+   * chat's first tool call does not pay the cold start. Failures are left for that call to report.
+   */
+  warm(): void {
+    void this.#live().catch(() => this.#drop());
+  }
+
   /** Ends the worker (tests, and a page that no longer needs it). */
   dispose(): void {
     this.#drop();

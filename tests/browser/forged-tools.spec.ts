@@ -7,6 +7,7 @@
 import { test, expect } from './fixtures';
 import type { Page } from '@playwright/test';
 import type { Turn } from '../fixtures/scriptedServer';
+import type { ReviewActivity } from '../../src/review/activity';
 import { busyTurn, finishedActivity, isReviewRequest, openLearningApp, sendMessage, waitForReply } from './learningSupport';
 import { openSkillDetail, skillMd } from './gateHarness';
 
@@ -65,7 +66,7 @@ test('a chat teaches a price procedure; the review forges a tool; the tab proves
   scripted.script(...busyTurn(10, `With 10% off and 19% VAT, 1,037.50 comes to ${total(1037.5, 10, 19)}.`), ...reviewForgesTools());
   await sendMessage(page, 'What do I charge for 1,037.50 net with a 10% discount and 19% VAT, rounded to the cent?');
   await waitForReply(page);
-  const review = await finishedActivity(page, (record) => record.kind === 'review');
+  const review = (await finishedActivity(page, (record) => record.kind === 'review')) as ReviewActivity;
   expect(review.status).toBe('done');
   expect(review.toolCalls.map((call) => call.success)).toEqual([true, true, true, true, true, true]);
   await scripted.waitForIdle();

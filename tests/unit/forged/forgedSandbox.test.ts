@@ -124,3 +124,15 @@ describe('the sandbox client', () => {
     expect(await client.run('function run() {}', cyclic)).toMatchObject({ ok: false, failure: 'input' });
   });
 });
+
+describe('warming the sandbox', () => {
+  it('starts the worker before the first call, once', async () => {
+    const log: string[] = [];
+    let spawned = 0;
+    const client = new SandboxClient(() => (spawned++, fakePort({ log })));
+    client.warm();
+    client.warm();
+    expect(await client.run('function run() { return 3; }', {})).toMatchObject({ ok: true, outputJson: '3' });
+    expect(spawned).toBe(1);
+  });
+});
