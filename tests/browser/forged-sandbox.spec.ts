@@ -99,3 +99,22 @@ test('the sandbox worker is served with a content security policy that allows no
   const response = await policy;
   expect(response.headers()['content-security-policy']).toBe("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'");
 });
+
+test.describe('with the service worker', () => {
+  test.use({ serviceWorkers: 'allow' });
+
+  test('the service worker serves the sandbox worker with the same policy', async ({ page }) => {
+    await page.goto('/');
+    await page.waitForFunction(() => globalThis.knackUi !== undefined);
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+    });
+    await page.reload();
+    await page.waitForFunction(() => globalThis.knackUi !== undefined && navigator.serviceWorker.controller !== null);
+    const served = page.waitForResponse((response) => /forgedTool\.worker-[^/]*\.js$/.test(new URL(response.url()).pathname));
+    expect(await runInSandbox(page, 'function run() { return 2; }')).toMatchObject({ ok: true, outputJson: '2' });
+    const response = await served;
+    expect(response.fromServiceWorker()).toBe(true);
+    expect(response.headers()['content-security-policy']).toBe("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'");
+  });
+});
