@@ -119,7 +119,11 @@ export async function createAppServices(
     ]);
     const definitions = [memoryParts.tool, ...skillToolDefinitions(skillParts.engine)];
     if (context === 'tab') definitions.push((await sessions()).tool);
-    return new ToolRegistry(definitions);
+    const registry = new ToolRegistry(definitions);
+    // The tab proves and offers forged tools from the start: a tool an import or another tab's
+    // review brought is proven here whichever view is open (docs/forged-tools.md, "Proof").
+    if (context === 'tab') queueMicrotask(() => void forgedTools().catch((error: unknown) => console.warn('[knack] forged tools could not start', error)));
+    return registry;
   });
   const forgedTools = context === 'tab' ? once(() => startForgedTools(storage, settings, skills, tools)) : tabOnly('Forged tools');
   const chat =

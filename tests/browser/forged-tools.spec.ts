@@ -121,3 +121,27 @@ test('a chat teaches a price procedure; the review forges a tool; the tab proves
   const registered = await page.evaluate(() => globalThis.knack!.skills!.registry.names());
   expect(registered).not.toContain(`${SKILL}__price-total`);
 });
+
+test('an imported tool is offered only once its own cases pass here; one whose cases fail is never offered', async ({ page }) => {
+  const { strToU8, zipSync } = await import('fflate');
+  const files = (skill: string, code: string): Record<string, Uint8Array> => ({
+    [`${skill}/SKILL.md`]: strToU8(skillMd(skill, 'Use for prices with discount and VAT.', 'Use the price-total tool for the arithmetic.')),
+    [`${skill}/tools/price-total.json`]: strToU8(JSON.stringify(manifest('price-total'))),
+    [`${skill}/tools/price-total.js`]: strToU8(code),
+    [`${skill}/evals/tool-cases.json`]: strToU8(JSON.stringify(casesOf('price-total'))),
+  });
+  const archive = Buffer.from(zipSync({ ...files('imported-right', RIGHT_CODE), ...files('imported-wrong', BROKEN_CODE) }));
+
+  await page.goto('/#/skills');
+  await page.waitForFunction(() => Boolean(globalThis.knack?.skills));
+  await page.getByLabel('Skill archive to import').setInputFiles({ name: 'pricing.zip', mimeType: 'application/zip', buffer: archive });
+  const dialog = page.getByRole('dialog');
+  await dialog.getByRole('button', { name: 'Import', exact: true }).click();
+  await expect(page.getByText('pricing.zip: Imported 2, skipped 0.')).toBeVisible();
+
+  const stateOf = (skill: string) =>
+    page.evaluate(async (name) => ((await globalThis.knack!.skills!.engine.usage.find(name))?.tools?.['price-total'] as { verdict: string } | undefined)?.verdict ?? null, skill);
+  await expect.poll(() => stateOf('imported-right'), { timeout: 30_000 }).toBe('promoted');
+  await expect.poll(() => stateOf('imported-wrong'), { timeout: 30_000 }).toBe('rejected');
+  await expect.poll(() => page.evaluate(() => globalThis.knack!.skills!.registry.names().filter((name) => name.includes('__')))).toEqual(['imported-right__price-total']);
+});
