@@ -82,7 +82,8 @@ function offeredDefinition(skill: string, loaded: Extract<LoadedTool, { ok: true
 
 /** The tab's forged tools; see createForgedToolServices. */
 class ForgedTools implements ForgedToolServices {
-  readonly #offered = new Set<string>();
+  /** The names each skill has on offer in the registry now. */
+  readonly #offeredBySkill = new Map<string, Set<string>>();
   readonly #timers = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(private readonly deps: ForgedToolDeps) {}
@@ -154,7 +155,7 @@ class ForgedTools implements ForgedToolServices {
     const loaded = await loadTool(await this.reader(skill), tool);
     if (!loaded.ok) return { error: loaded.error };
     const proof = await this.prove(skill, loaded);
-    await this.syncOffers();
+    await this.syncSkill(skill);
     return proof;
   }
 
@@ -166,34 +167,41 @@ class ForgedTools implements ForgedToolServices {
       const state = await this.stateOf(skill, tool);
       if (loaded.ok && loaded.cases && !(state && sameHashes(state.hashes, loaded.hashes))) await this.prove(skill, loaded);
     }
-    await this.syncOffers();
+    await this.syncSkill(skill);
   }
 
+  /** Every skill's offers, from every usage record: at start and after a rescan. */
   async syncOffers(): Promise<void> {
+    const skills = await this.deps.skills();
+    const names = new Set([...this.#offeredBySkill.keys()]);
+    for (const record of await skills.engine.usage.all()) if (record.tools) names.add(record.name);
+    for (const skill of names) await this.syncSkill(skill);
+  }
+
+  /**
+   * One skill's offers: its promoted, fresh, switched-on tools registered, the rest taken away.
+   * Per skill, so a storm of skill changes (an import of hundreds) costs one record each.
+   */
+  async syncSkill(skill: string): Promise<void> {
     const [skills, registry] = await Promise.all([this.deps.skills(), this.deps.registry()]);
+    const record = skills.engine.catalog.findByName(skill)[0] ? await skills.engine.usage.find(skill) : null;
     const wanted = new Map<string, ToolDefinition>();
-    for (const record of await skills.engine.usage.all()) {
-      if (!record.tools || !skills.engine.catalog.findByName(record.name)[0]) continue;
-      const skill = record.name;
-      const read = await this.reader(skill);
-      for (const [tool, state] of Object.entries(record.tools)) {
-        if (!state.enabled || state.verdict !== 'promoted') continue;
-        const loaded = await loadTool(read, tool);
-        if (!loaded.ok || !isOffered(state, loaded.hashes)) continue;
-        const countRun = () =>
-          this.updateState(skill, tool, (s) => (s ? { ...s, run_count: s.run_count + 1, last_run_at: new Date().toISOString() } : s)).then(() => void skills.engine.usage.bumpUse(skill));
-        const definition = offeredDefinition(skill, loaded, this.deps, countRun);
-        wanted.set(definition.name, definition);
-      }
+    const read = await this.reader(skill);
+    for (const [tool, state] of Object.entries(record?.tools ?? {})) {
+      if (!state.enabled || state.verdict !== 'promoted') continue;
+      const loaded = await loadTool(read, tool);
+      if (!loaded.ok || !isOffered(state, loaded.hashes)) continue;
+      const countRun = () =>
+        this.updateState(skill, tool, (s) => (s ? { ...s, run_count: s.run_count + 1, last_run_at: new Date().toISOString() } : s)).then(() => void skills.engine.usage.bumpUse(skill));
+      const definition = offeredDefinition(skill, loaded, this.deps, countRun);
+      wanted.set(definition.name, definition);
     }
     // A tool on offer will be called from a chat: start the sandbox now rather than on the first call.
     if (wanted.size > 0) this.deps.sandbox().warm();
-    for (const name of this.#offered) if (!wanted.has(name)) registry.unregister(name);
-    this.#offered.clear();
-    for (const [name, definition] of wanted) {
-      registry.register(definition);
-      this.#offered.add(name);
-    }
+    for (const name of this.#offeredBySkill.get(skill) ?? []) if (!wanted.has(name)) registry.unregister(name);
+    for (const [, definition] of wanted) registry.register(definition);
+    if (wanted.size > 0) this.#offeredBySkill.set(skill, new Set(wanted.keys()));
+    else this.#offeredBySkill.delete(skill);
   }
 
   /** A changed skill is re-proven once its writes settle (a review writes a tool in several calls). */
@@ -234,13 +242,13 @@ class ForgedTools implements ForgedToolServices {
   async setEnabled(skill: string, tool: string, enabled: boolean): Promise<void> {
     await this.updateState(skill, tool, (state) => (state ? { ...state, enabled } : state));
     this.deps.changes.publish({ type: 'verdict-changed', name: skill });
-    await this.syncOffers();
+    await this.syncSkill(skill);
   }
 
   async remove(skill: string, tool: string): Promise<ToolOutcome> {
     const outcome = await removeToolFiles(skill, tool, this.deps, await this.reader(skill));
     if (outcome.success) await this.updateState(skill, tool, () => null);
-    await this.syncOffers();
+    await this.syncSkill(skill);
     return outcome;
   }
 }

@@ -143,6 +143,13 @@ export function parseToolManifest(text: string, tool: string): ManifestCheck {
   if (record.input_schema !== undefined && (record.input_schema as { type?: unknown })?.type !== 'object') {
     problems.push(`${label}: input_schema.type must be "object" (a tool takes named arguments)`);
   }
+  // The chat checks each argument's type before a call (tools/toolRegistry.ts): one type per argument.
+  const properties = (record.input_schema as { properties?: unknown } | undefined)?.properties;
+  if (properties && typeof properties === 'object') {
+    for (const [key, sub] of Object.entries(properties)) {
+      if (typeof (sub as { type?: unknown } | null)?.type !== 'string') problems.push(`${label}: input_schema.properties.${key}.type must be one type such as "number"`);
+    }
+  }
   if (record.output_schema !== undefined) problems.push(...schemaCheck(record.output_schema, 'output_schema', label));
   if (problems.length > 0) return { ok: false, error: `${label} has an invalid schema: ${problems[0]}`, problems };
   return { ok: true, manifest: record as ToolManifest };

@@ -74,6 +74,8 @@ describe('tool manifest', () => {
     const bad = { ...manifest, input_schema: { type: 'object', properties: { net: { type: 'number', pattern: 'x' } } } };
     expect(parseToolManifest(JSON.stringify(bad), 'vat-total')).toMatchObject({ ok: false, error: expect.stringContaining('input_schema.properties.net.pattern: not supported') });
     expect(parseToolManifest(JSON.stringify({ ...manifest, input_schema: { type: 'number' } }), 'vat-total')).toMatchObject({ ok: false });
+    const twoTypes = { ...manifest, input_schema: { type: 'object', properties: { net: { type: ['number', 'null'] } } } };
+    expect(parseToolManifest(JSON.stringify(twoTypes), 'vat-total')).toMatchObject({ ok: false, error: expect.stringContaining('must be one type') });
   });
 });
 
