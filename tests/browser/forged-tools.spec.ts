@@ -120,6 +120,17 @@ test('a chat teaches a price procedure; the review forges a tool; the tab proves
   expect(scripted.requests.length).toBe(beforeCheck);
   const registered = await page.evaluate(() => globalThis.knack!.skills!.registry.names());
   expect(registered).not.toContain(`${SKILL}__price-total`);
+
+  // Delete tool removes its two files and its cases; the other tool and its cases stay.
+  await broken.getByRole('button', { name: 'Delete tool' }).click();
+  await expect(broken).toBeHidden();
+  const left = await page.evaluate(async (skill) => {
+    const read = (path: string) => globalThis.knack!.skills!.readSkillFile(skill, path);
+    const cases = await read('evals/tool-cases.json');
+    return { js: await read('tools/price-broken.js'), json: await read('tools/price-broken.json'), cases: cases ? JSON.parse(new TextDecoder().decode(cases)) : null };
+  }, SKILL);
+  expect(left).toMatchObject({ js: null, json: null, cases: { tool: 'price-total' } });
+  await expect(tools.getByRole('article', { name: 'Tool price-total' })).toBeVisible();
 });
 
 test('an imported tool is offered only once its own cases pass here; one whose cases fail is never offered', async ({ page }) => {
