@@ -25,12 +25,26 @@ function quickjsModule(): Promise<WebAssembly.Module> {
   return compiled;
 }
 
-/** A dedicated worker running the sandbox, given the compiled engine first. */
-export async function spawnBrowserSandbox(): Promise<SandboxPort> {
-  const wasmModule = await quickjsModule();
+/**
+ * A dedicated worker running the sandbox, given the compiled engine first. The worker starts
+ * loading its scripts while the engine compiles, so a cold start pays the longer of the two,
+ * not their sum.
+ */
+export function spawnBrowserSandbox(): SandboxPort {
   const worker = new Worker(new URL('../../workers/forgedTool.worker.ts', import.meta.url), { type: 'module', name: workerName('knack-forged-tool') });
-  const init: SandboxWorkerInit = { kind: 'init', wasmModule };
-  worker.postMessage(init);
+  let failed: ((reason: string) => void) | null = null;
+  let early: string | null = null;
+  quickjsModule().then(
+    (wasmModule) => {
+      const init: SandboxWorkerInit = { kind: 'init', wasmModule };
+      worker.postMessage(init);
+    },
+    (error: unknown) => {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (failed) failed(reason);
+      else early = reason;
+    },
+  );
   return {
     post: (request) => worker.postMessage(request),
     listen(onReply, onError) {
@@ -40,6 +54,8 @@ export async function spawnBrowserSandbox(): Promise<SandboxPort> {
         onError(event.message || 'worker error');
       };
       worker.onmessageerror = () => onError('a message could not be read');
+      failed = onError;
+      if (early !== null) onError(early);
     },
     terminate: () => worker.terminate(),
   };

@@ -124,12 +124,14 @@ test('a chat teaches a price procedure; the review forges a tool; the tab proves
   // Delete tool removes its two files and its cases; the other tool and its cases stay.
   await broken.getByRole('button', { name: 'Delete tool' }).click();
   await expect(broken).toBeHidden();
-  const left = await page.evaluate(async (skill) => {
-    const read = (path: string) => globalThis.knack!.skills!.readSkillFile(skill, path);
-    const cases = await read('evals/tool-cases.json');
-    return { js: await read('tools/price-broken.js'), json: await read('tools/price-broken.json'), cases: cases ? JSON.parse(new TextDecoder().decode(cases)) : null };
-  }, SKILL);
-  expect(left).toMatchObject({ js: null, json: null, cases: { tool: 'price-total' } });
+  const left = () =>
+    page.evaluate(async (skill) => {
+      const read = (path: string) => globalThis.knack!.skills!.readSkillFile(skill, path);
+      const cases = await read('evals/tool-cases.json');
+      return { js: await read('tools/price-broken.js'), json: await read('tools/price-broken.json'), cases: cases ? JSON.parse(new TextDecoder().decode(cases)) : null };
+    }, SKILL);
+  // The files go one write at a time; the last is the cases file without the deleted tool's list.
+  await expect.poll(left).toMatchObject({ js: null, json: null, cases: { tool: 'price-total' } });
   await expect(tools.getByRole('article', { name: 'Tool price-total' })).toBeVisible();
 });
 
