@@ -129,14 +129,15 @@ export async function createAppServices(
   const chat =
     context === 'tab'
       ? once(async () => {
-          // Proven tools are in the registry before the first chat request (forgedTools syncs its offers on start).
+          // Proven tools are in the registry before the first chat request (forgedTools syncs its offers on start);
+          // if they cannot start, the chat goes on without them.
           const [{ createChatServices }, registry, skillParts, memoryParts, sessionParts] = await Promise.all([
             import('./chatServices'),
             tools(),
             skills(),
             memory(),
             sessions(),
-            forgedTools(),
+            forgedTools().catch(() => null),
           ]);
           return createChatServices({ registry, settings, skills: skillParts, memory: memoryParts, sessions: sessionParts });
         })
