@@ -1,10 +1,33 @@
 import { defineConfig } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { VitePWA } from 'vite-plugin-pwa';
+import type { Connect, Plugin } from 'vite';
+
+/**
+ * The forged-tool sandbox worker's own content security policy (docs/forged-tools.md, "The
+ * sandbox"): a worker takes its policy from its script's response, not from the page's <meta>,
+ * so the preview and dev servers send it with that one script (public/network-sw.js does the
+ * same when the service worker answers). No connect-src: the worker can make no request at all.
+ */
+export const FORGED_WORKER_CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'";
+const FORGED_WORKER_PATH = /\/forgedTool\.worker[-.][^/]*$/;
+
+function forgedWorkerCsp(): Plugin {
+  const middleware: Connect.NextHandleFunction = (request, response, next) => {
+    if (FORGED_WORKER_PATH.test((request.url ?? '').split('?')[0]!)) response.setHeader('Content-Security-Policy', FORGED_WORKER_CSP);
+    next();
+  };
+  return {
+    name: 'knack-forged-worker-csp',
+    configureServer: (server) => void server.middlewares.use(middleware),
+    configurePreviewServer: (server) => void server.middlewares.use(middleware),
+  };
+}
 
 export default defineConfig({
   plugins: [
     svelte(),
+    forgedWorkerCsp(),
     VitePWA({
       // 'prompt': a new version waits until the user accepts, so a reload never
       // interrupts a generation (see src/ui/state/updates.svelte.ts).

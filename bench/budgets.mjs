@@ -39,6 +39,9 @@ export const budgets = [
   { key: 'chatToolStormLongestFrame', limit: 100, unit: 'ms', path: 'chatToolStorm.full.longestFrameMs', spec: 'chat, a model asking for 200 tool calls in every reply: longest frame over the turn' },
   { key: 'chatToolStormStop', limit: 500, unit: 'ms max', path: 'chatToolStorm.stop.latency.max', spec: 'chat, 200 tool calls a reply: Stop clicked → chat idle (next frame)' },
   { key: 'chatToolStormAfterStop', limit: 0, unit: 'requests + results', path: 'chatToolStorm.stop.afterStop', spec: 'chat, 200 tool calls a reply: requests and tool results after Stop took effect' },
+  { key: 'forgedToolCold', limit: 100, unit: 'ms', path: 'forgedTools.sandbox.coldFirstInPageMs', spec: 'forged tool call in the sandbox, cold (first call in the page: engine, worker, call)' },
+  { key: 'forgedToolWarm', limit: 5, unit: 'ms p50', path: 'forgedTools.sandbox.warm.p50', spec: 'forged tool call in the sandbox, warm (round trip from the page)' },
+  { key: 'forgedToolCorrect', limit: 0, unit: 'wrong answers of 20', path: 'forgedTools.withToolWrong', spec: 'discount + VAT + rounding questions answered through the forged tool: wrong answers' },
 ];
 
 function lookup(results, path) {

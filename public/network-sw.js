@@ -33,6 +33,27 @@
     forPages.add(event.request.url);
   });
 
+  /*
+   * The forged-tool sandbox worker's content security policy (docs/forged-tools.md): a worker
+   * takes its policy from its script's response, so when this service worker serves that script
+   * it adds the same header the preview server sends (vite.config.ts, FORGED_WORKER_CSP).
+   */
+  const FORGED_WORKER_CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'";
+  self.addEventListener('fetch', (event) => {
+    const url = new URL(event.request.url);
+    if (url.origin !== self.location.origin || !/\/forgedTool\.worker-[^/]*\.js$/.test(url.pathname)) return;
+    event.respondWith(
+      (async () => {
+        const response = (await caches.match(event.request, { ignoreSearch: true })) ?? (await realFetch(event.request));
+        const headers = new Headers(response.headers);
+        headers.set('Content-Security-Policy', FORGED_WORKER_CSP);
+        return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+      })(),
+    );
+    // Answered here: Workbox's own listener, registered after this one, must not answer it again.
+    event.stopImmediatePropagation();
+  });
+
   const post = (url) => {
     if (/^https?:/.test(url)) channel.postMessage({ type: 'network-request', tab: null, context: 'service-worker', url });
   };

@@ -103,8 +103,41 @@ const LABELS: Record<string, (args: Record<string, unknown>) => Phrases> = {
   session_search: sessionSearch,
 };
 
-/** The call as a sentence; a tool without its own words is named as it is. */
-export function toolCallLabel(name: string, argumentsJson: string, state: ToolCallState): string {
+/** A forged tool's output in a label: numbers as a person writes them ("1,234.50"), the rest clipped. */
+function formatOutput(output: unknown): string {
+  if (typeof output === 'number' && Number.isFinite(output)) {
+    const fraction = Number.isInteger(output) ? 0 : Math.max(2, Math.min(6, (String(output).split('.')[1] ?? '').length));
+    return output.toLocaleString('en-US', { minimumFractionDigits: fraction, maximumFractionDigits: fraction });
+  }
+  if (typeof output === 'string') return clip(output);
+  try {
+    return clip(JSON.stringify(output) ?? '');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * A forged tool (offered as `<skill>__<tool>`, docs/forged-tools.md): "Ran vat-total: 1,234.50",
+ * the tool named as its result names it, and the output taken from the result once there is one.
+ */
+function forgedTool(name: string, resultJson: string | undefined): Phrases {
+  let tool = name.slice(name.indexOf('__') + 2);
+  let output: string | null = null;
+  try {
+    const result = resultJson ? (JSON.parse(resultJson) as { success?: unknown; tool?: unknown; output?: unknown }) : null;
+    if (typeof result?.tool === 'string') tool = result.tool;
+    if (result?.success === true && 'output' in result) output = formatOutput(result.output);
+  } catch {
+    // A result that is not JSON shows the plain label.
+  }
+  const tail = output ? `: ${output}` : '';
+  return { running: `Running ${tool}…`, done: `Ran ${tool}${tail}`, failed: `Could not run ${tool}` };
+}
+
+/** The call as a sentence; a tool without its own words is named as it is. `resultJson` lets a forged tool show its output. */
+export function toolCallLabel(name: string, argumentsJson: string, state: ToolCallState, resultJson?: string): string {
+  if (name.includes('__')) return forgedTool(name, resultJson)[state];
   const label = LABELS[name];
   if (!label) return phrases('Calling', 'Called', 'call', clip(name) || 'a tool')[state];
   return label(argumentsOf(argumentsJson))[state];

@@ -24,6 +24,7 @@ import type { ChatServices } from './chatServices';
 import type { GateServices } from './gateServices';
 import type { BackupService } from './backupService';
 import type { ModelWindows } from './modelWindows';
+import type { ForgedToolServices } from './forgedToolServices';
 
 export type AppContext = 'tab' | 'worker';
 
@@ -60,6 +61,8 @@ export interface AppServices {
   backup(): Promise<BackupService>;
   /** Each model's window and token counter (app/modelWindows.ts, docs/context-window.md). */
   modelWindows(): Promise<ModelWindows>;
+  /** Tab only: forged tools, proven in the sandbox and offered to the chat (docs/forged-tools.md). */
+  forgedTools(): Promise<ForgedToolServices>;
 }
 
 /** A lazily created value, created again on the next call if creating it failed. */
@@ -119,17 +122,25 @@ export async function createAppServices(
     ]);
     const definitions = [memoryParts.tool, ...skillToolDefinitions(skillParts.engine)];
     if (context === 'tab') definitions.push((await sessions()).tool);
-    return new ToolRegistry(definitions);
+    const registry = new ToolRegistry(definitions);
+    // The tab proves and offers forged tools from the start: a tool an import or another tab's
+    // review brought is proven here whichever view is open (docs/forged-tools.md, "Proof").
+    if (context === 'tab') queueMicrotask(() => void forgedTools().catch((error: unknown) => console.warn('[knack] forged tools could not start', error)));
+    return registry;
   });
+  const forgedTools = context === 'tab' ? once(() => startForgedTools(storage, settings, skills, tools)) : tabOnly('Forged tools');
   const chat =
     context === 'tab'
       ? once(async () => {
+          // Proven tools are in the registry before the first chat request (forgedTools syncs its offers on start);
+          // if they cannot start, the chat goes on without them.
           const [{ createChatServices }, registry, skillParts, memoryParts, sessionParts] = await Promise.all([
             import('./chatServices'),
             tools(),
             skills(),
             memory(),
             sessions(),
+            forgedTools().catch(() => null),
           ]);
           return createChatServices({ registry, settings, skills: skillParts, memory: memoryParts, sessions: sessionParts });
         })
@@ -172,5 +183,27 @@ export async function createAppServices(
     gate,
     backup,
     modelWindows,
+    forgedTools,
   };
+}
+
+/** The tab's forged tools: a chunk of their own, with the sandbox loaded only when a tool runs. */
+async function startForgedTools(
+  storage: KnackServices,
+  settings: KnackSettingsService,
+  skills: () => Promise<SkillServices>,
+  tools: () => Promise<ToolRegistry>,
+): Promise<ForgedToolServices> {
+  const [{ createForgedToolServices }, { forgedToolSandbox }] = await Promise.all([import('./forgedToolServices'), import('./forgedToolRunner')]);
+  let regexRunner: RegexRunner | null = null;
+  const forged = createForgedToolServices({
+    skills,
+    registry: tools,
+    settings,
+    changes: storage.changes,
+    sandbox: forgedToolSandbox,
+    regexRunner: async () => (regexRunner ??= (await import('../gate/workerRegexRunner')).createWorkerRegexRunner()),
+  });
+  await forged.syncOffers();
+  return forged;
 }

@@ -16,6 +16,7 @@ import { refreshFreshness, type GateEffectDeps } from '../gate/gateEffects';
 import { EVALS_FILE, SKILL_FILE } from '../gate/gateJob';
 import { parseEvalsFile, validateEvalsFile } from '../gate/evalCases';
 import { casesHashOf, skillHashOf } from '../gate/verdictRecord';
+import { forgedToolFileRules } from './forgedToolFileRules';
 
 /**
  * The skill engine on OPFS and IndexedDB, for any context (UI thread or a worker), built by
@@ -86,8 +87,9 @@ export async function createSkillServices(storage: KnackServices, settings: Knac
   const verdicts = new VerdictStore(stores.verdicts);
   const gate: GateEffectDeps = { engine, verdicts, currentHashes: (skill) => skillHashesNow(readSkillFile, skill) };
   engine.verification = gateVerificationSource({ usage, verdicts });
+  const toolRules = forgedToolFileRules(usage, settings);
   engine.fileRules = async (relativePath, text, context) => {
-    if (relativePath !== EVALS_FILE) return null;
+    if (relativePath !== EVALS_FILE) return toolRules(relativePath, text, context);
     const checked = await validateEvalsFile(text, { readFile: context.readFile, skillName: context.skill });
     return checked.ok ? { warnings: checked.warnings } : { error: checked.error, problems: checked.errors };
   };

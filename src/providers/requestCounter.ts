@@ -20,7 +20,7 @@
 export const NETWORK_CHANNEL = 'knack-network';
 
 /** Who made a request. */
-export type RequestContext = 'page' | 'review-worker' | 'llm-worker' | 'regex-worker' | 'service-worker';
+export type RequestContext = 'page' | 'review-worker' | 'llm-worker' | 'regex-worker' | 'tool-worker' | 'service-worker';
 
 /** What a worker posts on the channel for each request it made. */
 export interface NetworkRequestMessage {

@@ -1,4 +1,5 @@
 import type { ReviewKind } from '../agent/learningCounters';
+import { FORGE_PART } from './forgePrompt';
 
 /**
  * What the review agent is asked to do (docs/learning-loop.md), in Knack's own words. The review sees the
@@ -39,8 +40,8 @@ If there is truly nothing worth keeping, answer exactly "Nothing to save."`;
 export function reviewPrompt(kind: ReviewKind): string {
   const tools = `You are running in the background after the conversation, not talking to the user. Only the memory and skill tools are available here (memory, skills_list, skill_view, skill_manage).`;
   if (kind === 'memory') return `${MEMORY_PART}\n\n${tools}`;
-  if (kind === 'skills') return `${SKILL_PART}\n\n${tools}`;
-  return `${MEMORY_PART}\n\nThen:\n\n${SKILL_PART}\n\n${tools}`;
+  if (kind === 'skills') return `${SKILL_PART}\n\n${FORGE_PART}\n\n${tools}`;
+  return `${MEMORY_PART}\n\nThen:\n\n${SKILL_PART}\n\n${FORGE_PART}\n\n${tools}`;
 }
 
 export const REVIEW_TOOLS = ['memory', 'skills_list', 'skill_view', 'skill_manage'] as const;

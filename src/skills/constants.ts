@@ -29,9 +29,9 @@ export const VALID_NAME_RE = /^[a-z0-9][a-z0-9._-]*$/;
 
 /**
  * Folders a skill may hold supporting files in. Knack adds `evals` (the verification
- * gate's held-out cases live there) to Hermes' four.
+ * gate's held-out cases live there) and `tools` (forged tools, docs/forged-tools.md) to Hermes' four.
  */
-export const ALLOWED_SUBDIRS: readonly string[] = ['references', 'templates', 'scripts', 'assets', 'evals'];
+export const ALLOWED_SUBDIRS: readonly string[] = ['references', 'templates', 'scripts', 'assets', 'evals', 'tools'];
 
 /** How much of a file a failed patch shows back to the model. */
 export const FILE_PREVIEW_CHARS = 500;

@@ -11,7 +11,7 @@ import { CancelledError, throttledProgress, throwIfCancelled, type LongTaskOptio
  */
 export const SKILLS_ROOT = 'skills';
 export const ARCHIVE_DIR = 'skills/.archive';
-export const SUPPORT_DIRS = ['references', 'templates', 'scripts', 'assets', 'evals'] as const;
+export const SUPPORT_DIRS = ['references', 'templates', 'scripts', 'assets', 'evals', 'tools'] as const;
 
 /** Directory names never searched for skills (dot-dirs such as `.archive` are skipped too). */
 const EXCLUDED_DIRS = new Set(['node_modules', '__pycache__', 'venv', 'site-packages']);

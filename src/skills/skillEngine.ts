@@ -4,6 +4,7 @@ import type { UsageStore, Clock } from './usageStore';
 import type { Ledger } from './ledger';
 import type { PendingStore } from '../tools/pendingWrites';
 import type { ChangeCommitter } from './fileChanges';
+import type { WriteOrigin } from '../tools/writeContext';
 
 /**
  * Everything the skill tools need, passed in once. The app builds it on OPFS/IndexedDB
@@ -63,6 +64,8 @@ export interface SkillFileRuleContext {
   skill: string;
   /** Reads a file of the skill's folder as it is before this write (relative path); null when absent. */
   readFile(relativePath: string): Promise<Uint8Array | null>;
+  /** Who writes: the forged-tool repair rule applies to the review's rewrites. */
+  origin?: WriteOrigin;
 }
 
 /** A file rule's answer: `error` refuses the write (with `problems` for the model), `warnings` go along with a success. */

@@ -1,4 +1,5 @@
 import type { RecordStore } from '../storage/recordStore';
+import type { ForgedToolState } from './forgedToolState';
 import { createdByFor, type CreatedBy, type UsageSource } from '../tools/writeContext';
 
 /**
@@ -37,6 +38,8 @@ export interface UsageRecord {
   verdict_id: string | null;
   /** The user approved the staged verdict `verdict_id` ([approved], never [verified]). */
   approved_by: 'user' | null;
+  /** The skill's forged tools: proof, switch and runs, by tool name (skills/forgedToolState.ts). Absent = none proven yet. */
+  tools?: Record<string, ForgedToolState>;
 }
 
 /**

@@ -88,7 +88,7 @@ export interface PlanOptions {
   limits?: ZipLimits;
 }
 
-const SUPPORT_FOLDERS = new Set(['references', 'templates', 'scripts', 'assets', 'evals']);
+const SUPPORT_FOLDERS = new Set(['references', 'templates', 'scripts', 'assets', 'evals', 'tools']);
 
 export function decisionFor(verdict: Verdict, trusted: boolean): ImportDecision {
   if (verdict === 'dangerous') return 'override';

@@ -77,6 +77,11 @@ export class ToolRegistry {
     this.tools.set(definition.name, definition);
   }
 
+  /** Takes a tool away (a forged tool switched off, deleted or no longer proven). */
+  unregister(name: string): void {
+    this.tools.delete(name);
+  }
+
   names(): string[] {
     return [...this.tools.keys()];
   }

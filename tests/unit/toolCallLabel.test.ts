@@ -60,3 +60,14 @@ describe('toolCallLabel', () => {
     expect(toolCallLabel('weather', '{}', 'failed')).toBe('Could not call weather');
   });
 });
+
+describe('forged tools', () => {
+  it('say what ran and its output, with the number written for people', () => {
+    const result = JSON.stringify({ success: true, message: 'Ran vat-total.', tool: 'vat-total', output: 1234.5 });
+    expect(toolCallLabel('pricing__vat-total', '{"net":1000}', 'done', result)).toBe('Ran vat-total: 1,234.50');
+    expect(toolCallLabel('pricing__vat-total', '{}', 'running')).toBe('Running vat-total…');
+    expect(toolCallLabel('pricing__vat-total', '{}', 'failed', JSON.stringify({ success: false, error: 'x' }))).toBe('Could not run vat-total');
+    expect(toolCallLabel('pricing__slug', '{}', 'done', JSON.stringify({ success: true, tool: 'slug', output: 'hello-world' }))).toBe('Ran slug: hello-world');
+    expect(toolCallLabel('pricing__count', '{}', 'done', JSON.stringify({ success: true, tool: 'count', output: 12000 }))).toBe('Ran count: 12,000');
+  });
+});

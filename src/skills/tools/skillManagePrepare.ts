@@ -130,11 +130,18 @@ function resolveTarget(entry: CatalogEntry, filePath: string): { path: string } 
  * write or patch would leave: a refusal becomes the tool's failure, lint warnings ride along
  * on the success.
  */
-async function fileRuleOutcome(engine: SkillEngine, entry: CatalogEntry, path: string, text: string, result: ToolSuccess): Promise<ToolSuccess | ToolFailure> {
+async function fileRuleOutcome(
+  engine: SkillEngine,
+  entry: CatalogEntry,
+  path: string,
+  text: string,
+  result: ToolSuccess,
+  origin?: WriteContext['origin'],
+): Promise<ToolSuccess | ToolFailure> {
   if (!engine.fileRules || !path.startsWith(`${entry.dir}/`)) return result;
   const relative = path.slice(entry.dir.length + 1);
   const readFile = (relativePath: string) => engine.files.read(`${entry.dir}/${relativePath}`);
-  const checked = await engine.fileRules(relative, text, { skill: entry.name, readFile });
+  const checked = await engine.fileRules(relative, text, { skill: entry.name, readFile, ...(origin ? { origin } : {}) });
   if (!checked) return result;
   if (checked.error) return fail(checked.error, checked.problems === undefined ? {} : { problems: checked.problems });
   return checked.warnings && checked.warnings.length > 0 ? { ...result, warnings: checked.warnings } : result;
@@ -252,6 +259,7 @@ async function preparePatch({ engine, name, args, context }: PrepareRequest): Pr
       strategy: replaced.strategy,
       _change: { old: preview(oldString, CHANGE_PATCH_PREVIEW_CHARS), new: preview(newString, CHANGE_PATCH_PREVIEW_CHARS) },
     }),
+    context.origin,
   );
   if (!result.success) return result;
   return planned(entry, { writes: [[target, textEncoder.encode(replaced.content)]] }, result, new Map([[target, currentBytes]]), listed);
@@ -270,7 +278,8 @@ async function prepareWriteFile({ engine, name, args, context }: PrepareRequest)
     const refusal = readBeforeWriteRefusal(context, 'write_file', name, resolved.path, filePath);
     if (refusal) return refusal;
   }
-  const result = await fileRuleOutcome(engine, entry, resolved.path, fileContent, ok({ message: `File '${filePath}' written to skill '${name}'.`, path: resolved.path }));
+  const written = ok({ message: `File '${filePath}' written to skill '${name}'.`, path: resolved.path });
+  const result = await fileRuleOutcome(engine, entry, resolved.path, fileContent, written, context.origin);
   if (!result.success) return result;
   return planned(entry, { writes: [[resolved.path, textEncoder.encode(fileContent)]] }, result);
 }

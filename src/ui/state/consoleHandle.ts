@@ -3,6 +3,7 @@ import { networkRequests } from './network.svelte';
 import { settings } from './settings.svelte';
 import { learning } from './learning.svelte';
 import { renderMarkdown, sanitizeHighlighted } from '../markdown';
+import type { SandboxLimits, SandboxResult } from '../../tools/forgedSandbox';
 
 /**
  * `globalThis.knackUi`: the UI's console handle, next to the storage engine's `knack`.
@@ -15,6 +16,7 @@ import { renderMarkdown, sanitizeHighlighted } from '../markdown';
  *   await knackUi.settings.save({ model: 'qwen3:4b' })             // what Settings → Save does
  *   knackUi.learning.afterTurn(report)    // the learning seam (reviews, notices, curator)
  *   knackUi.renderMarkdown('**hi**')       // the app's one Markdown sanitiser (what every view shows)
+ *   await knackUi.sandbox.run('function run(i) { return i.a * 2; }', { a: 21 })   // the forged-tool sandbox
  *
  * Once the agent connects itself at start-up this stays useful for inspection only.
  */
@@ -26,12 +28,23 @@ export interface KnackUiHandle {
   renderMarkdown: typeof renderMarkdown;
   /** The sanitiser of highlighted code (spans with highlight classes only), for its XSS tests. */
   sanitizeHighlighted: typeof sanitizeHighlighted;
+  /** The forged-tool sandbox (docs/forged-tools.md), loaded on first use: its hostile-input tests run through it. */
+  sandbox: {
+    run(code: string, input: unknown, limits?: Partial<SandboxLimits>): Promise<SandboxResult>;
+    /** Workers replaced after a hang so far. */
+    replaced(): Promise<number>;
+  };
 }
 
 declare global {
   var knackUi: KnackUiHandle | undefined;
 }
 
+const sandbox: KnackUiHandle['sandbox'] = {
+  run: async (code, input, limits) => (await import('../../app/forgedToolRunner')).forgedToolSandbox().run(code, input, limits),
+  replaced: async () => (await import('../../app/forgedToolRunner')).forgedToolSandbox().replaced,
+};
+
 export function exposeConsoleHandle(): void {
-  globalThis.knackUi = { chat, learning, settings, network: networkRequests, renderMarkdown, sanitizeHighlighted };
+  globalThis.knackUi = { chat, learning, settings, network: networkRequests, renderMarkdown, sanitizeHighlighted, sandbox };
 }
