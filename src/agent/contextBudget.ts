@@ -83,11 +83,12 @@ export function compactionThreshold(plan: ContextPlan, fixedTokens: number): num
 /**
  * The tools a window of this plan is offered: all of them above 2,048; at 2,048 and below only
  * the ones that load and write skills (the index names skills, skill_view loads them, skill_manage
- * learns), since every schema is a turn less of conversation.
+ * learns) and the proven forged tools (`<skill>__<tool>`: a small model gets arithmetic wrong, a
+ * tool does not), since every schema is a turn less of conversation.
  */
 export function offeredToolNames(plan: ContextPlan, names: readonly string[]): string[] {
   if (plan.window > 2_048) return [...names];
-  return names.filter((name) => SMALL_WINDOW_TOOLS.includes(name));
+  return names.filter((name) => SMALL_WINDOW_TOOLS.includes(name) || name.includes('__'));
 }
 
 export const SMALL_WINDOW_TOOLS: readonly string[] = ['skill_view', 'skill_manage'];

@@ -29,8 +29,12 @@ function archive(): Uint8Array {
   });
 }
 
-/** An engine whose commits go through a journal; its batch number `crashBatch` dies after `step` durable actions. */
-async function journaledEngine(crashBatch: number, step: number) {
+/**
+ * An engine whose commits go through a journal; the batch of `crashBatchSize` skills dies after
+ * `step` durable actions. The batch is picked by its size, not its order: two batches are written
+ * side by side, so which reaches its commit first depends on timing.
+ */
+async function journaledEngine(crashBatchSize: number, step: number) {
   const t = createTestEngine();
   const intents = new MemoryRecordStore<IntentRecord>();
   const applyEffects = (effects: CommitEffects) => applyCommitEffects(effects, { ledger: t.engine.ledger, usage: t.engine.usage });
@@ -46,10 +50,9 @@ async function journaledEngine(crashBatch: number, step: number) {
       },
     });
   const inner = new JournalCommitter(t.files, journalFor('victim'), applyEffects);
-  let batches = 0;
   const committer: ChangeCommitter = {
     commit: (label, changes, effects) => inner.commit(label, changes, effects),
-    commitMany: (label: string, items: readonly ChangeBatchItem[]) => inner.commitMany(label, items, ++batches === crashBatch ? { failAfterStep: step } : {}),
+    commitMany: (label: string, items: readonly ChangeBatchItem[]) => inner.commitMany(label, items, items.length === crashBatchSize ? { failAfterStep: step } : {}),
   };
   // The library before the import: one skill the archive replaces, with a file the new version lacks.
   await t.files.write('skills/replaced/SKILL.md', OLD_REPLACED);

@@ -46,6 +46,7 @@ describe('settings model', () => {
     expect(Object.keys(result).sort()).toEqual([
       'apiKey',
       'baseUrl',
+      'compactAtPercent',
       'creationNudgeInterval',
       'defaultProviderId',
       'memoryNudgeInterval',
