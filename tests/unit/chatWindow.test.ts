@@ -14,6 +14,9 @@ import { ToolRegistry } from '../../src/tools/toolRegistry';
 import { ProviderError, type ChatProvider, type ChatRequest, type StreamPart } from '../../src/providers/provider';
 import type { ModelWindow } from '../../src/providers/modelWindow';
 import { charCounter } from './helpers/charCounter';
+import { WebLlmProvider } from '../../src/providers/webllm/webllmProvider';
+import { withTextToolProtocol } from '../../src/providers/textToolProtocol';
+import type { ChatCompletionRequestStreaming, CompletionEngine } from '../../src/providers/webllm/engine';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
 
 interface LoggedRequest {
@@ -56,6 +59,33 @@ function windowedModel(trueWindow: number, options: { failSummaries?: boolean } 
     },
   };
   return { provider, log };
+}
+
+/**
+ * A stand-in for web-llm's engine with a 2,048-token window: a prompt that does not fit throws
+ * web-llm's own ContextWindowSizeExceededError text (as it crosses the worker boundary).
+ */
+function webllmEngine(window: number): CompletionEngine & { prompts: number[] } {
+  const prompts: number[] = [];
+  return {
+    prompts,
+    interruptGenerate: () => undefined,
+    chat: {
+      completions: {
+        create: async (request: ChatCompletionRequestStreaming) => {
+          const tokens = request.messages.reduce((sum, message) => sum + 4 + Math.ceil(String(message.content ?? '').length / 4), 0);
+          prompts.push(tokens);
+          if (tokens > window) {
+            throw `ContextWindowSizeExceededError: Prompt tokens exceed context window size: number of prompt tokens: ${tokens}; context window size: ${window}`;
+          }
+          return (async function* () {
+            yield { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content: 'A short answer about Heron.' }, finish_reason: null, logprobs: null }] };
+            yield { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop', logprobs: null }] };
+          })() as never;
+        },
+      },
+    },
+  } as CompletionEngine & { prompts: number[] };
 }
 
 async function setup(model: ReturnType<typeof windowedModel>, known: ModelWindow, skills = 40) {
@@ -157,5 +187,20 @@ describe('a chat on a 4,096-token model', () => {
     expect(second.seq).toBeLessThanOrEqual(summary.throughSeq);
     await s.controller.editAndResend(second.id, 'Turn 2, edited.');
     expect(s.controller.session!.summary).toBeUndefined();
+  });
+});
+
+describe('web-llm', () => {
+  it('its ContextWindowSizeExceededError teaches the window; the turn is compacted and sent again', async () => {
+    const engine = webllmEngine(2048);
+    // As createProvider builds it: web-llm without native tool calls, behind the text tool protocol.
+    const provider = withTextToolProtocol(new WebLlmProvider({ model: 'Qwen3-1.7B-q4f32_1-MLC', access: { acquire: async () => engine }, nativeTools: false }));
+    const model = windowedModel(1_000_000);
+    const s = await setup({ ...model, provider }, { tokens: 8192, source: 'default' }, 2);
+    for (let turn = 1; turn <= 12; turn++) await s.controller.send(`Turn ${turn}: ${'tell me more about Heron and its plan. '.repeat(12)}`);
+    expect(problems(s.events)).toEqual([]);
+    expect(s.learned).toContain(2048);
+    expect(notes(s.events).some((n) => n.startsWith('The model’s context window is 2,048 tokens'))).toBe(true);
+    expect(engine.prompts.filter((tokens) => tokens > 2048).length).toBe(1);
   });
 });
