@@ -118,8 +118,11 @@ export class TurnBudget {
 
   /** A length refusal: the window is learned, the conversation compacted, and the call may go again. */
   async recover(error: ProviderError): Promise<boolean> {
-    const named = (error as ProviderError & { contextWindow?: number }).contextWindow;
-    const learned = await this.#context.learn(named ?? this.#guessAfterRefusal(), error.message);
+    const figure = error.contextWindow ?? this.#guessAfterRefusal();
+    const stored = await this.#context.learn(figure, error.message);
+    // The refusal is evidence about this server now: a larger figure set by the user does not
+    // make the retry any likelier to fit, so this turn goes on with the smaller one.
+    const learned: ModelWindow = stored.tokens <= figure ? stored : { tokens: figure, source: 'learned', detail: error.message };
     this.#context = { ...this.#context, window: learned };
     this.#keeper = this.#keeperFor(learned);
     this.host.onEvent({ type: 'window-learned', window: learned });
