@@ -2,6 +2,9 @@ import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures';
 import { messageItems, openChatApp, sendMessage, useScriptedProvider } from './chatHarness';
 import type { RecordedRequest, ScriptedServer } from '../fixtures/scriptedServer';
+import { finishedActivity, openLearningApp } from './learningSupport';
+import { answerByContent, isGateReplay, openSkillDetail, seedSkill, turnOffAutomaticRuns, verdictWord } from './gateHarness';
+import type { GateActivity } from '../../src/review/activity';
 
 // The window budget end to end (docs/context-window.md): a scripted server that counts every
 // request with Qwen3's real tokenizer and refuses like llama.cpp above n_ctx; a 40-skill library;
@@ -143,5 +146,59 @@ test.describe('a server that does not say its window', () => {
       return (await (await app.modelWindows()).lookup({ providerId: app.settings.get('app').defaultProviderId, model: 'scripted-model' })).window;
     });
     expect(window).toMatchObject({ tokens: 1800, source: 'learned' });
+  });
+});
+
+test.describe('the gate against a 4,096-token llama.cpp server', () => {
+  test.use({ scriptedOptions: { context: { nCtx: 4096, mode: 'llamacpp' } } });
+
+  test('every replay fits the gate model’s window, and a helpful skill is promoted', async ({ page, scripted }) => {
+    await openLearningApp(page, scripted);
+    await turnOffAutomaticRuns(page);
+    await seedSkill(page, 'notes-fit', 8);
+    answerByContent(scripted, { 'notes-fit': 'helps' });
+    await openSkillDetail(page, 'notes-fit');
+    scripted.clearLog();
+    await page.getByRole('button', { name: 'Verify', exact: true }).click();
+    await expect(verdictWord(page)).toHaveText('promoted', { timeout: 60_000 });
+    const replays = scripted.chatRequests().filter(isGateReplay);
+    expect(replays.length).toBeGreaterThan(0);
+    expect(replays.filter((request) => request.context?.overWindow || request.served === 'context-refused')).toEqual([]);
+  });
+});
+
+test.describe('the gate against a 1,024-token llama.cpp server', () => {
+  test.use({ scriptedOptions: { context: { nCtx: 1024, mode: 'llamacpp' } } });
+
+  test('cases too long for the gate model are not sent: unmeasured, and the skill stays staged', async ({ page, scripted }) => {
+    await openLearningApp(page, scripted);
+    await turnOffAutomaticRuns(page);
+    await seedSkill(page, 'notes-long', 8);
+    answerByContent(scripted, { 'notes-long': 'helps' });
+    await openSkillDetail(page, 'notes-long');
+    scripted.clearLog();
+    await page.getByRole('button', { name: 'Verify', exact: true }).click();
+    await expect(verdictWord(page)).toHaveText('staged', { timeout: 60_000 });
+    // The gate's replays ask for 1,024 tokens of answer: no case fits a 1,024-token window.
+    expect(scripted.chatRequests().filter(isGateReplay)).toEqual([]);
+    const done = await finishedActivity(page, (record: { kind: string }) => record.kind === 'gate' && (record as GateActivity).skill === 'notes-long');
+    expect(JSON.stringify(done)).toContain('too long for scripted-model');
+  });
+});
+
+test.describe('an Ollama server, which drops what does not fit without a word', () => {
+  test.use({ scriptedOptions: { context: { nCtx: 4096, mode: 'ollama' } } });
+
+  test('Knack never sends more than the window, so nothing is dropped silently', async ({ page, scripted }) => {
+    test.setTimeout(240_000);
+    await openChatApp(page);
+    await addSkills(page, 40);
+    await useScriptedProvider(page, scripted);
+    answerLikeASmallModel(scripted);
+    await chat(page, 14, 'Turn 1: help me plan a project.', 'Turn 2: the project is called Heron.');
+    const requests = scripted.chatRequests();
+    expect(requests.filter((request) => (request.context?.dropped ?? 0) > 0)).toEqual([]);
+    expect(chatTurns(scripted)).toHaveLength(14);
+    expect(requests.some(isSummaryRequest)).toBe(true);
   });
 });
