@@ -25,8 +25,14 @@ export interface SessionPromptSources {
   memorySnapshot(): Promise<string>;
 }
 
-export function sessionPromptBuilder(sources: SessionPromptSources): (firstUserMessage: string) => Promise<string> {
-  return async (firstUserMessage) => {
+/** Optional facts of the chat the prompt is for. */
+export interface SessionPromptContext {
+  /** The chat model's key (gate/modelKey.ts): the index labels skills by that model's verdicts. */
+  model?: string;
+}
+
+export function sessionPromptBuilder(sources: SessionPromptSources): (firstUserMessage: string, context?: SessionPromptContext) => Promise<string> {
+  return async (firstUserMessage, context) => {
     const tools = sources.registry.names();
     const settings = sources.skillSettings();
     const toolsets = new Set(tools.map((tool) => TOOLSET_OF[tool]).filter((set): set is string => set !== undefined));
@@ -38,6 +44,7 @@ export function sessionPromptBuilder(sources: SessionPromptSources): (firstUserM
         available: { tools: new Set(tools), toolsets },
         tokenBudget: settings.indexTokenBudget,
         firstUserMessage,
+        ...(context?.model !== undefined ? { model: context.model } : {}),
       }),
     ]);
     return buildSystemPrompt({ tools, memorySnapshot, skillIndex });

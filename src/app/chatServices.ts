@@ -5,7 +5,7 @@
  * provider comes from the UI state.
  */
 import type { ChatSessionDeps, SkillLoader } from '../agent/chatSession';
-import { sessionPromptBuilder } from '../agent/sessionPrompt';
+import { sessionPromptBuilder, type SessionPromptContext } from '../agent/sessionPrompt';
 import type { ToolRegistry } from '../tools/toolRegistry';
 import type { SessionSearch } from '../sessions/sessionSearch';
 import type { KnackSettingsService } from './settings';
@@ -13,7 +13,9 @@ import type { MemoryServices } from './memoryServices';
 import type { SessionServices } from './sessionServices';
 import type { SkillServices } from './skillServices';
 
-export interface ChatServices extends Pick<ChatSessionDeps, 'store' | 'registry' | 'buildSystemPrompt'> {
+export interface ChatServices extends Pick<ChatSessionDeps, 'store' | 'registry'> {
+  /** ChatSessionDeps' builder, told which model the chat uses (its index labels by that model's verdicts). */
+  buildSystemPrompt(firstUserMessage: string, context?: SessionPromptContext): Promise<string>;
   search: SessionSearch;
   skills: SkillLoader;
   /** Active skills for slash completion, sorted by name. */

@@ -27,6 +27,10 @@ export interface GateEvidence {
   gateModelNow: string | null;
   /** Replay noise seen for the gate's model: flips in probes. */
   noise: { probes: number; flips: number } | null;
+  /** The verdict of each model the skill was measured on (newest applied run per model), newest first. */
+  byModel: { key: string; record: VerdictRecord; stale: boolean }[];
+  /** The model a new chat uses now, which "Verify on …" measures; null when none is set up. */
+  chatModel: { key: string; label: string; choice: { providerId: string; model: string } } | null;
 }
 
 export interface GateCasesFile {
@@ -81,7 +85,7 @@ const textDecoder = new TextDecoder();
 
 /** The gate's modules, loaded together on the first use of the gate services (a chunk of their own). */
 async function gateModules() {
-  const [evalCases, checks, effects, verdictStore, estimate, replayCache, cacheKey, gateJob, settings, toolResult, writeContext] = await Promise.all([
+  const [evalCases, checks, effects, verdictStore, estimate, replayCache, cacheKey, gateJob, settings, toolResult, writeContext, modelKey, chatModels] = await Promise.all([
     import('../gate/evalCases'),
     import('../gate/checks'),
     import('../gate/gateEffects'),
@@ -93,15 +97,46 @@ async function gateModules() {
     import('./settings'),
     import('../tools/toolResult'),
     import('../tools/writeContext'),
+    import('../gate/modelKey'),
+    import('./chatModels'),
   ]);
-  return { evalCases, checks, effects, verdictStore, estimate, replayCache, cacheKey, gateJob, settings, toolResult, writeContext };
+  return { evalCases, checks, effects, verdictStore, estimate, replayCache, cacheKey, gateJob, settings, toolResult, writeContext, modelKey, chatModels };
+}
+
+type GateModules = Awaited<ReturnType<typeof gateModules>>;
+
+/** The model a new chat uses now, as "Verify on …" names it; null when none is set up. */
+function chatModelNow(deps: GateServicesDeps, modules: GateModules): GateEvidence['chatModel'] {
+  const app = deps.settings.get('app');
+  const resolved = modules.chatModels.resolveChatModel(app, modules.chatModels.newChatModel(app));
+  return resolved.ok ? { key: modules.modelKey.providerModelKey(resolved.provider), label: resolved.label, choice: resolved.choice } : null;
+}
+
+/** GateServices.evidence: the stored runs of a skill, what is stale, and the verdict of each model. */
+async function evidenceOf(deps: GateServicesDeps, modules: GateModules, skill: string): Promise<GateEvidence> {
+  const { freshness } = modules.verdictStore;
+  const { modelKey, settings: settingsModule } = modules;
+  const skills = await deps.skills();
+  const [latest, history, current] = await Promise.all([skills.verdicts.latest(skill), skills.verdicts.history(skill), skills.gate.currentHashes(skill)]);
+  const provider = settingsModule.gateProvider(deps.settings);
+  const providerId = modules.cacheKey.replayProviderId(provider);
+  const noise = deps.settings.get('gate').noise[settingsModule.gateNoiseKey(provider, providerId)] ?? null;
+  const staleFor = (record: VerdictRecord) => current === null || freshness(record, current) === 'stale';
+  return {
+    latest,
+    history,
+    byModel: modelKey.latestPerModel(history).map((record) => ({ key: modelKey.verdictModelKey(record), record, stale: staleFor(record) })),
+    chatModel: chatModelNow(deps, modules),
+    stale: latest !== null && staleFor(latest),
+    gateModelNow: latest !== null && latest.model.id !== provider.model ? provider.model : null,
+    noise,
+  };
 }
 
 export async function createGateServices(deps: GateServicesDeps): Promise<GateServices> {
   const modules = await gateModules();
   const { evalCases, checks, settings: settingsModule } = modules;
   const { approveSkill } = modules.effects;
-  const { freshness } = modules.verdictStore;
   const { estimateGateRun } = modules.estimate;
   const { RecordStoreReplayCache } = modules.replayCache;
   const { replayProviderId } = modules.cacheKey;
@@ -120,19 +155,7 @@ export async function createGateServices(deps: GateServicesDeps): Promise<GateSe
   };
 
   return {
-    async evidence(skill) {
-      const skills = await deps.skills();
-      const [latest, history, current] = await Promise.all([skills.verdicts.latest(skill), skills.verdicts.history(skill), skills.gate.currentHashes(skill)]);
-      const { provider, providerId } = gateNow();
-      const noise = deps.settings.get('gate').noise[settingsModule.gateNoiseKey(provider, providerId)] ?? null;
-      return {
-        latest,
-        history,
-        stale: latest !== null && (current === null || freshness(latest, current) === 'stale'),
-        gateModelNow: latest !== null && latest.model.id !== provider.model ? provider.model : null,
-        noise,
-      };
-    },
+    evidence: (skill) => evidenceOf(deps, modules, skill),
 
     async approve(skill, recordId) {
       const approved = await approveSkill(skill, recordId, await deps.skills());

@@ -15,7 +15,9 @@ import type { ParamMemory } from '../gate/replayArm';
 import type { GateJobServices } from '../gate/gateJob';
 import type { PreviousVersion } from '../gate/vsPrevious';
 import type { SkillServices } from './skillServices';
-import { reviewProviderSettings } from './appSettings';
+import { reviewProviderSettings, type KnackSettings } from './appSettings';
+import { resolveChatModel } from './chatModels';
+import type { GateSettings } from '../gate/gateSettings';
 import type { AppServices } from './appServices';
 import { gateNoiseKey, gateProviderSettings, recordGateRun } from './settings';
 
@@ -144,6 +146,18 @@ async function previousVersion(skills: SkillServices, skill: string): Promise<Pr
 }
 
 /**
+ * The provider a job runs on: the saved provider and model it names ("Verify on …", docs/gate.md
+ * "Per-model verdicts") while that model is still offered, else the gate settings' model.
+ */
+function gateJobProvider(app: KnackSettings, gate: GateSettings, job: GateJob): ProviderSettings {
+  if (job.model) {
+    const resolved = resolveChatModel(app, job.model);
+    if (resolved.ok) return resolved.provider;
+  }
+  return gateProviderSettings(app, gate);
+}
+
+/**
  * One gate job (docs/gate.md): the gate provider from this context's settings, the skill's
  * files as stored, the replay cache over the `replays` store; then the record's effects
  * (gate/gateEffects.ts `applyVerdict`) and the per-model noise and automatic-run counters.
@@ -160,7 +174,7 @@ async function runGateInWorker(services: AppServices, job: GateJob, context: Gat
     import('../gate/gateEffects'),
   ]);
   if (context.signal.aborted) return { kind: 'cancelled', pairsDone: 0, pairsTotal: 0 };
-  const providerSettings = gateProviderSettings(appSettings, gateSettings);
+  const providerSettings = gateJobProvider(appSettings, gateSettings, job);
   const providerId = replayProviderId(providerSettings);
   const provider = await (context.options.createProvider ?? defaultProvider)(providerSettings, context.engineAccess);
   const previous = job.previous ?? (await previousVersion(skills, job.skill));

@@ -38,6 +38,11 @@ export interface GateJob {
   budget?: GateBudget;
   /** The version before the last patch, for the free comparison. */
   previous?: PreviousVersion;
+  /**
+   * Verify on this saved provider and model (the chat's, "Verify on …" in the skill view)
+   * instead of the gate settings' model (docs/gate.md, "Per-model verdicts").
+   */
+  model?: { providerId: string; model: string };
 }
 
 export interface GateJobServices {

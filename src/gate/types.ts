@@ -296,6 +296,11 @@ export interface VerdictRecord {
   protocol: 'gate.v1';
   policy: EvidencePolicy;
   model: GateModelUsed;
+  /**
+   * `model` as a key (gate/modelKey.ts): the verdict belongs to this model (docs/gate.md,
+   * "Per-model verdicts"). Records stored before it existed got it from the storage migration.
+   */
+  modelKey?: string;
   /** 'memory' when the opt-in replay with the frozen memory snapshot was used. */
   context: 'isolated' | 'memory';
   verdict: Verdict;

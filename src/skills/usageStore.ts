@@ -1,5 +1,15 @@
 import type { RecordStore } from '../storage/recordStore';
 import { createdByFor, type CreatedBy, type UsageSource } from '../tools/writeContext';
+import {
+  approveModelVerdict,
+  markModelVerdictsStale,
+  modelLabelsOf,
+  sameModelLabels,
+  setModelVerdict,
+  setModelVerdictStale,
+  type ModelLabel,
+  type ModelVerdicts,
+} from './modelVerdicts';
 
 /**
  * Per-skill usage record (Hermes' `.usage.json` entry, one IndexedDB record per skill).
@@ -37,6 +47,11 @@ export interface UsageRecord {
   verdict_id: string | null;
   /** The user approved the staged verdict `verdict_id` ([approved], never [verified]). */
   approved_by: 'user' | null;
+  /**
+   * The newest verdict of each model it was measured on, by model key (gate/modelKey.ts): the
+   * index of a chat labels by its own model's entry (docs/gate.md, "Per-model verdicts").
+   */
+  model_verdicts: ModelVerdicts;
 }
 
 /**
@@ -51,6 +66,8 @@ export interface UsageLabel {
   stale?: true;
   /** Present only when the user approved the staged verdict. */
   approvedBy?: 'user';
+  /** Per model key, that model's verdict; absent when no run recorded its model. */
+  models?: Record<string, ModelLabel>;
 }
 
 /**
@@ -74,18 +91,24 @@ function labelOf(record: UsageRecord | null | undefined): UsageLabel | null {
   // Staged and unmeasured both show as [unverified] unless approved; promoted, rejected, an
   // approval and any state but active can change what the index shows.
   const approved = record.approved_by === 'user';
-  const shown = record.verification === 'promoted' || record.verification === 'rejected' || approved || record.state !== 'active';
+  const models = modelLabelsOf(record);
+  const shown = record.verification === 'promoted' || record.verification === 'rejected' || approved || record.state !== 'active' || models !== undefined;
   if (!shown) return null;
   return {
     verification: record.verification,
     state: record.state,
     ...(record.verification_stale ? { stale: true as const } : {}),
     ...(approved ? { approvedBy: 'user' as const } : {}),
+    ...(models ? { models } : {}),
   };
 }
 
 const sameLabel = (a: UsageLabel | null, b: UsageLabel | null) =>
-  a?.verification === b?.verification && a?.state === b?.state && a?.stale === b?.stale && a?.approvedBy === b?.approvedBy;
+  a?.verification === b?.verification &&
+  a?.state === b?.state &&
+  a?.stale === b?.stale &&
+  a?.approvedBy === b?.approvedBy &&
+  sameModelLabels(a?.models, b?.models);
 
 export type Clock = () => Date;
 export const systemClock: Clock = () => new Date();
@@ -109,6 +132,7 @@ export function emptyUsageRecord(name: string): UsageRecord {
     verification_stale: false,
     verdict_id: null,
     approved_by: null,
+    model_verdicts: {},
   };
 }
 
@@ -137,8 +161,10 @@ function markCreated(record: UsageRecord, now: string, source: UsageRecord['sour
     record.verification = 'staged';
     record.verdict_id = null;
     record.verification_stale = false;
+    record.model_verdicts = {};
   } else if (record.verdict_id !== null) {
     record.verification_stale = true;
+    markModelVerdictsStale(record);
   }
   record.approved_by = null;
 }
@@ -272,7 +298,10 @@ export class UsageStore {
       record.last_patched_at = now;
       // An edited skill's earlier verdict no longer describes it (docs/gate.md, "Effects"): the
       // word stays as the record of what was measured, the label falls back to [unverified].
-      if (record.verdict_id !== null) record.verification_stale = true;
+      if (record.verdict_id !== null) {
+        record.verification_stale = true;
+        markModelVerdictsStale(record);
+      }
     });
   }
 
@@ -297,14 +326,16 @@ export class UsageStore {
 
   /**
    * Applies a gate run (gate/gateEffects.ts): its verdict word, its id, fresh again, and any
-   * earlier approval gone (an approval is of one verdict).
+   * earlier approval gone (an approval is of one verdict). With the run's model key, it is
+   * also that model's verdict (other models keep theirs).
    */
-  applyVerdict(name: string, verification: Verification, verdictId: string): Promise<UsageRecord | null> {
+  applyVerdict(name: string, verification: Verification, verdictId: string, modelKey?: string): Promise<UsageRecord | null> {
     return this.update(name, (record) => {
       record.verification = verification;
       record.verdict_id = verdictId;
       record.verification_stale = false;
       record.approved_by = null;
+      if (modelKey !== undefined) setModelVerdict(record, modelKey, verification, verdictId);
     });
   }
 
@@ -312,13 +343,16 @@ export class UsageStore {
   setVerificationStale(name: string, stale: boolean): Promise<UsageRecord | null> {
     return this.update(name, (record) => {
       record.verification_stale = stale;
+      if (record.verdict_id !== null) setModelVerdictStale(record, record.verdict_id, stale);
     });
   }
 
   /** The user approved the staged verdict `verdictId` (the gate checks that it is the current one). */
   approveVerdict(name: string, verdictId: string): Promise<UsageRecord | null> {
     return this.update(name, (record) => {
-      if (record.verdict_id === verdictId) record.approved_by = 'user';
+      if (record.verdict_id !== verdictId) return;
+      record.approved_by = 'user';
+      approveModelVerdict(record, verdictId);
     });
   }
 

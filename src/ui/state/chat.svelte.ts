@@ -18,6 +18,7 @@ import { appServices } from '../../app/services';
 import { createProvider } from '../../providers/createProvider';
 import type { ChatProvider } from '../../providers/provider';
 import { engineHost } from '../../providers/webllm/engineHost';
+import { providerModelKey } from '../../gate/modelKey';
 
 /**
  * A stand-in model for tests and DevTools (`knackUi.chat.connect(...)`): given the
@@ -251,7 +252,7 @@ class ChatState {
     return {
       store: services.store,
       registry: services.registry,
-      buildSystemPrompt: services.buildSystemPrompt,
+      buildSystemPrompt: async (first) => services.buildSystemPrompt(first, { model: await this.#modelKey() }),
       skills: services.skills,
       provider: () => this.#provider(),
       chatModel: () => chatModel.forNewSession(),
@@ -267,6 +268,16 @@ class ChatState {
         afterTurn: (report) => learning.afterTurn(report),
       },
     };
+  }
+
+  /** The chat model's key for the index labels (docs/gate.md, "Per-model verdicts"); undefined when none is chosen. */
+  async #modelKey(): Promise<string | undefined> {
+    if (this.#responder) return undefined;
+    try {
+      return providerModelKey(await chatModel.providerSettings());
+    } catch {
+      return undefined;
+    }
   }
 
   async #provider(): Promise<ChatProvider> {

@@ -20,6 +20,9 @@ export async function gateServices(): Promise<GateServices> {
   return (await appServices()).gate();
 }
 
+/** A saved provider and model to verify on. */
+type VerifyModel = { providerId: string; model: string };
+
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 class GateViewState {
@@ -33,7 +36,7 @@ class GateViewState {
   saveError = $state<string | null>(null);
   saveWarnings = $state<string[]>([]);
   /** A manual run waiting for the user's yes, with what it would cost. */
-  confirm = $state<{ estimate: GateEstimate; useCache: boolean } | null>(null);
+  confirm = $state<{ estimate: GateEstimate; useCache: boolean; model?: VerifyModel } | null>(null);
   error = $state<string | null>(null);
   notice = $state<string | null>(null);
   busy = $state(false);
@@ -110,15 +113,15 @@ class GateViewState {
   }
 
   /** Verify (or Verify again): estimate, ask first when the run is big and remote, then run. */
-  verify = async (useCache = true): Promise<void> => {
+  verify = async (useCache = true, model?: VerifyModel): Promise<void> => {
     const name = this.skill;
     if (!name || this.busy || this.running) return;
     this.error = null;
     this.busy = true;
     try {
       const estimate = await (await gateServices()).estimate(name);
-      if (needsConfirmation(estimate)) this.confirm = { estimate, useCache };
-      else await this.#run(name, useCache);
+      if (needsConfirmation(estimate)) this.confirm = { estimate, useCache, ...(model ? { model } : {}) };
+      else await this.#run(name, useCache, model);
     } catch (error) {
       this.error = message(error);
     } finally {
@@ -129,21 +132,27 @@ class GateViewState {
   confirmRun = async (): Promise<void> => {
     const pending = this.confirm;
     this.confirm = null;
-    if (pending && this.skill) await this.#run(this.skill, pending.useCache);
+    if (pending && this.skill) await this.#run(this.skill, pending.useCache, pending.model);
   };
 
   cancelConfirm = (): void => {
     this.confirm = null;
   };
 
-  async #run(name: string, useCache: boolean): Promise<void> {
+  /** "Verify on …": a run on the chat's model, whatever the gate settings name (docs/gate.md, "Per-model verdicts"). */
+  verifyOnChatModel = (): Promise<void> => {
+    const choice = this.evidence?.chatModel?.choice;
+    return choice ? this.verify(true, choice) : Promise.resolve();
+  };
+
+  async #run(name: string, useCache: boolean, model?: VerifyModel): Promise<void> {
     const before = this.evidence?.latest?.id ?? null;
     this.notice = null;
     this.running = true;
     this.#stopped = false;
     let ended: GateActivity | null = null;
     try {
-      ended = await learning.verify(name, { useCache, trigger: useCache ? 'manual' : 'manual-no-cache' });
+      ended = await learning.verify(name, { useCache, trigger: useCache ? 'manual' : 'manual-no-cache', ...(model ? { model } : {}) });
     } catch (error) {
       if (!this.#stopped) this.error = message(error);
     } finally {
