@@ -57,7 +57,7 @@ export function withSupersession(record: VerdictRecord, current: MeasuredHashes)
   return { ...record, status: isSuperseded(record, current) ? 'superseded' : 'applied' };
 }
 
-const refOf = (testCase: SplitCase): CaseRef => ({ id: testCase.id, key: testCase.key });
+const refOf = (testCase: SplitCase): CaseRef => ({ id: testCase.id, key: testCase.key, ...(testCase.independent ? { independent: true as const } : {}) });
 
 export interface RecordParts {
   id: string;
