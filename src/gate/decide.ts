@@ -198,7 +198,7 @@ function measured(evidence: Evidence, policy: PolicyThresholds, numbers: Numbers
     }
     const moves = evidence.independentMoves;
     if (independent > 0 && moves && moves.up <= moves.down) {
-      const reason = `Staged: held-out cases improved (${counts(holdout)}), but the ${plural(independent, 'one', 'ones')} from your own later chats did not (\u2191${moves.up} \u2193${moves.down}): the skill may fit the cases it was written from. Unproven, not rejected: you can approve it.`;
+      const reason = `Staged: held-out cases improved (${counts(holdout)}), but the ${plural(independent, 'held-out case', 'held-out cases')} from your own later chats did not improve (\u2191${moves.up} \u2193${moves.down}): the skill may fit the cases it was written from. Unproven, not rejected: you can approve it.`;
       return stagedUnproven('dev_only', reason, numbers);
     }
     const reason = `Promoted: held-out cases improved (${counts(holdout)}, mean ${signedMean(holdout)}, p = ${formatP(holdout.p)}); development cases ${signedMean(dev)} (\u2191${dev.up} \u2193${dev.down}).`;

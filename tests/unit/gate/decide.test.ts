@@ -243,7 +243,7 @@ describe('decide: the other policies', () => {
     // Held-out cases from the user's chats that did not improve: unproven, whatever the policy.
     const fitted = decide({ ...ten, independentHoldout: 1, independentMoves: { up: 0, down: 0 } }, POLICIES.standard);
     expect(fitted.code).toBe('dev_only');
-    expect(fitted.reason).toContain('the one from your own later chats did not');
+    expect(fitted.reason).toContain('but the 1 held-out case from your own later chats did not improve (↑0 ↓0)');
     expect(decide(ten, POLICIES.standard).code).toBe('promoted');
   });
 
