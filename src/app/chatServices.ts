@@ -12,6 +12,7 @@ import type { KnackSettingsService } from './settings';
 import type { MemoryServices } from './memoryServices';
 import type { SessionServices } from './sessionServices';
 import type { SkillServices } from './skillServices';
+import type { SkillSettings } from '../skills/skillEngine';
 
 export interface ChatServices extends Pick<ChatSessionDeps, 'store' | 'registry'> {
   /** ChatSessionDeps' builder, told which model the chat uses (its index labels by that model's verdicts). */
@@ -22,6 +23,24 @@ export interface ChatServices extends Pick<ChatSessionDeps, 'store' | 'registry'
   skillList(): { name: string; description: string }[];
   /** A user turn starts: the memory tool's per-turn failure budget starts afresh. */
   startTurn(sessionId: string): void;
+}
+
+/**
+ * The system prompt builder of a new chat: the one a chat session freezes its prompt with, and
+ * the one reach measurements build their first-chat requests with (reachServices.ts).
+ */
+export function chatSystemPromptBuilder(parts: {
+  registry: ToolRegistry;
+  skills: Pick<SkillServices, 'index'>;
+  memory: Pick<MemoryServices, 'snapshot'>;
+  skillSettings: () => SkillSettings;
+}): ChatServices['buildSystemPrompt'] {
+  return sessionPromptBuilder({
+    registry: parts.registry,
+    index: parts.skills.index,
+    skillSettings: parts.skillSettings,
+    memorySnapshot: async () => (await parts.memory.snapshot()).text,
+  });
 }
 
 export function createChatServices(parts: {
@@ -37,12 +56,7 @@ export function createChatServices(parts: {
     store: sessions.store,
     search: sessions.search,
     registry,
-    buildSystemPrompt: sessionPromptBuilder({
-      registry,
-      index: skills.index,
-      skillSettings: () => settings.get('skills'),
-      memorySnapshot: async () => (await memory.snapshot()).text,
-    }),
+    buildSystemPrompt: chatSystemPromptBuilder({ registry, skills, memory, skillSettings: () => settings.get('skills') }),
     skills: {
       async read(name) {
         const entry = catalog.resolve(name)[0];

@@ -17,6 +17,7 @@ import type { PreviousVersion } from '../gate/vsPrevious';
 import type { SkillServices } from './skillServices';
 import { reviewProviderSettings, type KnackSettings } from './appSettings';
 import { resolveChatModel } from './chatModels';
+import { reachServicesFor } from './reachServices';
 import type { GateSettings } from '../gate/gateSettings';
 import type { AppServices } from './appServices';
 import { gateNoiseKey, gateProviderSettings, recordGateRun } from './settings';
@@ -192,6 +193,7 @@ async function runGateInWorker(services: AppServices, job: GateJob, context: Gat
         maxTokens: gateSettings.maxTokens,
         cache: new RecordStoreReplayCache(services.storage.stores.replays),
         regexRunner: context.regexRunner,
+        reach: await reachServicesFor(services, providerSettings),
         ...context.options.gateTiming,
       },
       { signal: context.signal, onProgress: context.onProgress },
@@ -206,12 +208,15 @@ async function runGateInWorker(services: AppServices, job: GateJob, context: Gat
   // superseded one is stored too, and the open skill views list it in the history.
   services.changes.publish({ type: 'verdict-changed', name: job.skill });
   const { cost } = applied.record;
+  // Reach requests (docs/gate.md, "Reach") count against the daily cap like replays.
+  const requests = cost.requests + (applied.record.reach?.cost.requests ?? 0);
+  const cacheHits = cost.cacheHits + (applied.record.reach?.cost.cacheHits ?? 0);
   await recordGateRun(services.settings, {
     noiseKey: gateNoiseKey(providerSettings, providerId),
     probed: result.notes.noiseProbe.probed,
     flipped: result.notes.noiseProbe.flipped,
     automatic: job.automatic === true,
-    requests: cost.requests,
+    requests,
     now: new Date(context.options.gateTiming?.clock?.() ?? Date.now()),
   });
   return {
@@ -220,7 +225,7 @@ async function runGateInWorker(services: AppServices, job: GateJob, context: Gat
     applied: applied.status === 'applied',
     superseded: applied.status === 'superseded',
     verdictChanged: applied.status === 'applied' && applied.changed,
-    requests: cost.requests,
-    cacheHits: cost.cacheHits,
+    requests,
+    cacheHits,
   };
 }

@@ -15,7 +15,10 @@ import { parseEvalsFile, type ReadCaseFile } from './evalCases';
 import { runGate, type GateBudget, type GateRunResult } from './gateRun';
 import type { ParamMemory, Sleep } from './replayArm';
 import type { ReplayCache } from './replayCache';
-import type { EvidencePolicy, GateProgress } from './types';
+import type { EvidencePolicy, GateProgress, ReachRecord, VerdictRecord } from './types';
+import { measureReach, reachCasesOf, reachNote } from './reach';
+import type { FirstChatRequestBuilder } from './reachRequest';
+import { gateParams } from './replayRequest';
 import { DEFAULT_POLICY } from './policy';
 import { casesHashOf, skillHashOf, withSupersession } from './verdictRecord';
 import type { PreviousVersion } from './vsPrevious';
@@ -60,6 +63,17 @@ export interface GateJobServices {
   sleep?: Sleep;
   clock?: () => number;
   random?: () => number;
+  /** Measure reach too (docs/gate.md, "Reach"); absent: replays only. */
+  reach?: ReachServices;
+}
+
+export interface ReachServices {
+  /** The one builder of first-chat-shaped requests (reachRequest.ts). */
+  buildRequest: FirstChatRequestBuilder;
+  /** The gate model's key: the index in each request is labelled for it. */
+  modelKey: string;
+  /** The router's pick for a prompt, to measure its reach beside the model's. */
+  route?: (prompt: string) => string | null;
 }
 
 const decoder = new TextDecoder();
@@ -109,6 +123,53 @@ export async function runGateJob(
     { cache: services.cache, regexRunner: services.regexRunner, sleep: services.sleep },
   );
   if (result.kind !== 'done') return result;
+  let record = result.record;
+  // A run that measured nothing (too few cases, the provider not answering) measures no reach either.
+  if (services.reach && before.evals !== null && record.verdict.sub !== 'not_measured') {
+    const reach = await reachOf(job, services, services.reach, before.markdown, before.evals, options.signal);
+    if (reach === 'cancelled') return { kind: 'cancelled', pairsDone: record.cases.length, pairsTotal: record.cases.length };
+    if (reach) record = withReach(record, reach);
+  }
   const after = await currentHashes(services, job.skill);
-  return { ...result, record: withSupersession(result.record, after) };
+  return { ...result, record: withSupersession(record, after), verdict: record.verdict };
+}
+
+/** The name the index shows for the skill (its frontmatter name), when it has one. */
+function frontmatterName(markdown: string): string | null {
+  const block = /^---\r?\n([\s\S]*?)\r?\n---/.exec(markdown)?.[1] ?? '';
+  return /^name:\s*["']?([^"'\r\n]+?)["']?\s*$/m.exec(block)?.[1] ?? null;
+}
+
+/** Reach on the skill's cases after its replays; null when the cases file has none to measure. */
+async function reachOf(job: GateJob, services: GateJobServices, reach: ReachServices, markdown: string, evals: string, signal?: AbortSignal): Promise<ReachRecord | null | 'cancelled'> {
+  const parsed = parseEvalsFile(evals);
+  if (!parsed.ok) return null;
+  const cases = reachCasesOf(parsed.file);
+  if (cases.length === 0) return null;
+  const names = [job.skill, frontmatterName(markdown)].filter((name): name is string => !!name);
+  try {
+    return await measureReach({
+      names,
+      cases,
+      provider: services.provider,
+      providerId: services.providerId,
+      modelKey: reach.modelKey,
+      params: services.memory.apply(services.providerId, services.provider.model, gateParams(services.maxTokens)),
+      buildRequest: reach.buildRequest,
+      cache: services.cache,
+      useCache: job.useCache,
+      route: reach.route,
+      signal,
+    });
+  } catch (error) {
+    if (signal?.aborted) return 'cancelled';
+    throw error;
+  }
+}
+
+/** The record with its reach, and the reason saying so when the skill helps but is not reached. */
+function withReach(record: VerdictRecord, reach: ReachRecord): VerdictRecord {
+  const note = reachNote(record.verdict, reach);
+  const verdict = note ? { ...record.verdict, reason: `${record.verdict.reason} ${note}` } : record.verdict;
+  return { ...record, reach, verdict };
 }

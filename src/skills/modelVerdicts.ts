@@ -5,7 +5,13 @@
  * are the gate's model keys (gate/modelKey.ts); this module only keeps the map in step with
  * the usage record's own verdict fields.
  */
-import type { UsageLabel, UsageRecord, Verification } from './usageStore';
+/** The verdict word a usage record keeps (usageStore.ts re-exports it). */
+export type Verification = 'unmeasured' | 'staged' | 'promoted' | 'rejected';
+
+/** The part of a usage record this module keeps. */
+interface WithModelVerdicts {
+  model_verdicts: ModelVerdicts;
+}
 
 /** The newest verdict of one model. */
 export interface ModelVerdict {
@@ -28,24 +34,24 @@ export interface ModelLabel {
 export type ModelVerdicts = Record<string, ModelVerdict>;
 
 /** A run on `modelKey` was applied: that model's verdict is this one, fresh. */
-export function setModelVerdict(record: UsageRecord, modelKey: string, verification: Verification, verdictId: string): void {
+export function setModelVerdict(record: WithModelVerdicts, modelKey: string, verification: Verification, verdictId: string): void {
   record.model_verdicts = { ...record.model_verdicts, [modelKey]: { verification, verdict_id: verdictId, stale: false } };
 }
 
 /** An edit: no model's verdict describes the new bytes. */
-export function markModelVerdictsStale(record: UsageRecord): void {
+export function markModelVerdictsStale(record: WithModelVerdicts): void {
   const next: ModelVerdicts = {};
   for (const [key, entry] of Object.entries(record.model_verdicts ?? {})) next[key] = { ...entry, stale: true };
   record.model_verdicts = next;
 }
 
 /** The verdict `verdictId` became stale or fresh again (a rollback to the measured bytes). */
-export function setModelVerdictStale(record: UsageRecord, verdictId: string, stale: boolean): void {
+export function setModelVerdictStale(record: WithModelVerdicts, verdictId: string, stale: boolean): void {
   record.model_verdicts = mapEntry(record.model_verdicts, verdictId, (entry) => ({ ...entry, stale }));
 }
 
 /** The user approved the staged verdict `verdictId`. */
-export function approveModelVerdict(record: UsageRecord, verdictId: string): void {
+export function approveModelVerdict(record: WithModelVerdicts, verdictId: string): void {
   record.model_verdicts = mapEntry(record.model_verdicts, verdictId, (entry) => ({ ...entry, approved: true }));
 }
 
@@ -56,7 +62,7 @@ function mapEntry(verdicts: ModelVerdicts | undefined, verdictId: string, change
 }
 
 /** The per-model part of a usage label; undefined when no model has a verdict. */
-export function modelLabelsOf(record: UsageRecord): UsageLabel['models'] {
+export function modelLabelsOf(record: WithModelVerdicts): Record<string, ModelLabel> | undefined {
   const entries = Object.entries(record.model_verdicts ?? {});
   if (entries.length === 0) return undefined;
   const models: Record<string, ModelLabel> = {};
@@ -67,7 +73,7 @@ export function modelLabelsOf(record: UsageRecord): UsageLabel['models'] {
 }
 
 /** Whether two labels' per-model parts are equal (key order aside). */
-export function sameModelLabels(a: UsageLabel['models'], b: UsageLabel['models']): boolean {
+export function sameModelLabels(a: Record<string, ModelLabel> | undefined, b: Record<string, ModelLabel> | undefined): boolean {
   const keysA = Object.keys(a ?? {}).sort();
   const keysB = Object.keys(b ?? {}).sort();
   if (keysA.join('\n') !== keysB.join('\n')) return false;

@@ -9,6 +9,7 @@ import {
   setModelVerdictStale,
   type ModelLabel,
   type ModelVerdicts,
+  type Verification,
 } from './modelVerdicts';
 
 /**
@@ -18,7 +19,7 @@ import {
  * the table in tools/writeContext.ts (docs/write-origins.md).
  */
 export type SkillState = 'active' | 'stale' | 'archived';
-export type Verification = 'unmeasured' | 'staged' | 'promoted' | 'rejected';
+export type { Verification };
 
 export interface UsageRecord {
   name: string;

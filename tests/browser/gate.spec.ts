@@ -4,6 +4,7 @@ import {
   answerByContent,
   editSkill,
   holdGate,
+  isFirstChatShaped,
   isGateReplay,
   openSkillDetail,
   seedSkill,
@@ -39,10 +40,12 @@ test.describe('Verification gate', () => {
     await page.getByRole('button', { name: 'Verify', exact: true }).click();
     await expect(verdictWord(page)).toHaveText('promoted', { timeout: 60_000 });
 
-    // Every request of the run was a gate replay to the gate's provider, half with the skill.
+    // Every request of the run was a gate replay, or a reach request shaped like a chat's first
+    // request (one per case), to the gate's provider.
     const replays = scripted.chatRequests();
-    expect(replays.length).toBeGreaterThan(0);
-    expect(replays.every(isGateReplay)).toBe(true);
+    expect(replays.filter(isGateReplay).length).toBeGreaterThan(0);
+    expect(replays.filter((request) => !isGateReplay(request)).every(isFirstChatShaped)).toBe(true);
+    expect(replays.filter(isFirstChatShaped)).toHaveLength(8);
     const appOrigin = new URL(page.url()).origin;
     expect([...hosts].filter((origin) => origin !== appOrigin && origin !== scripted.origin)).toEqual([]);
     const done = await finishedActivity(page, gateRun('notes-helps', 'done'));
