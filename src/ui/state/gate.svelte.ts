@@ -142,7 +142,8 @@ class GateViewState {
   /** "Verify on …": a run on the chat's model, whatever the gate settings name (docs/gate.md, "Per-model verdicts"). */
   verifyOnChatModel = (): Promise<void> => {
     const choice = this.evidence?.chatModel?.choice;
-    return choice ? this.verify(true, choice) : Promise.resolve();
+    // A plain copy: the job crosses to the review worker, and view state is a proxy.
+    return choice ? this.verify(true, { providerId: choice.providerId, model: choice.model }) : Promise.resolve();
   };
 
   async #run(name: string, useCache: boolean, model?: VerifyModel): Promise<void> {

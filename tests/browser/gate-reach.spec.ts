@@ -1,0 +1,76 @@
+/**
+ * Reach and per-model verdicts end to end (docs/gate.md, "Reach", "Per-model verdicts"): the
+ * production build, the review worker's real gate and the scripted server, which answers the
+ * chat-shaped reach requests like a small model (reachHarness.ts).
+ */
+import { expect, test } from './fixtures';
+import { openLearningApp, sendMessage, waitForReply } from './learningSupport';
+import { isGateReplay, openSkillDetail, turnOffAutomaticRuns, verdictWord, verification } from './gateHarness';
+import { answerLikeSmallModel, indexLine, seedChangelogSkill } from './reachHarness';
+
+test.use({ scriptedOptions: { models: ['scripted-model', 'small-model'] } });
+
+test.describe('Reach', () => {
+  test.beforeEach(async ({ page, scripted }) => {
+    await openLearningApp(page, scripted);
+    await turnOffAutomaticRuns(page);
+    answerLikeSmallModel(scripted);
+  });
+
+  test('a useful skill with a vague description is promoted but shows low reach; a clear one is reached', async ({ page, scripted }) => {
+    await seedChangelogSkill(page, 'changelog-vague', 'Helps with assorted tasks.', 8, 2);
+    await openSkillDetail(page, 'changelog-vague');
+    scripted.clearLog();
+    await page.getByRole('button', { name: 'Verify', exact: true }).click();
+    await expect(verdictWord(page)).toHaveText('promoted', { timeout: 60_000 });
+    await expect(verification(page)).toContainText('Reached in 0 of 8 cases; loaded by mistake in 0 of 2');
+    await expect(verification(page).locator('.reason')).toContainText('chose it from the index in only 0 of 8 cases');
+    // One reach request per case (near misses included), each a chat's first request.
+    expect(scripted.chatRequests().filter((request) => !isGateReplay(request))).toHaveLength(10);
+
+    await seedChangelogSkill(page, 'changelog-clear', 'Use when drafting a changelog entry for a build.', 8, 2);
+    await openSkillDetail(page, 'changelog-clear');
+    await page.getByRole('button', { name: 'Verify', exact: true }).click();
+    await expect(verdictWord(page)).toHaveText('promoted', { timeout: 60_000 });
+    await expect(verification(page)).toContainText('Reached in 8 of 8 cases; loaded by mistake in 0 of 2');
+    await expect(verification(page).locator('.reason')).not.toContainText('chose it from the index');
+  });
+
+  test('a chat on a second model does not see the skill [verified] until it is verified there', async ({ page, scripted }) => {
+    await seedChangelogSkill(page, 'changelog-clear', 'Use when drafting a changelog entry for a build.', 8);
+    await openSkillDetail(page, 'changelog-clear');
+    await page.getByRole('button', { name: 'Verify', exact: true }).click();
+    await expect(verdictWord(page)).toHaveText('promoted', { timeout: 60_000 });
+
+    // The settings list both models; a chat on the second one.
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('button', { name: 'Refresh list' }).click();
+    await expect(page.getByText('The server lists 2 models.')).toBeVisible();
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Chat', exact: true }).click();
+    await page.getByRole('combobox', { name: 'Chat model' }).selectOption({ label: 'small-model' });
+    scripted.clearLog();
+    await sendMessage(page, 'Hello there');
+    await waitForReply(page);
+    const onSmall = scripted.chatRequests().find((request) => request.body.model === 'small-model')!;
+    expect(indexLine(onSmall, 'changelog-clear')).toMatch(/\[unverified\]$/);
+
+    // The skill view offers to verify on the chat's model; after that run the label follows.
+    await openSkillDetail(page, 'changelog-clear');
+    const group = verification(page).getByRole('group', { name: 'Verdicts by model' });
+    await expect(group).toContainText('Not measured on your chat model');
+    await group.getByRole('button', { name: 'Verify on small-model' }).click();
+    await expect(group.getByRole('listitem')).toHaveCount(2, { timeout: 60_000 });
+    await expect(group.getByRole('button', { name: 'Verify on small-model' })).toHaveCount(0);
+    const replays = scripted.chatRequests().filter(isGateReplay);
+    expect(replays.length).toBeGreaterThan(0);
+    expect(replays.every((request) => request.body.model === 'small-model')).toBe(true);
+
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Chat', exact: true }).click();
+    await page.getByRole('button', { name: 'New chat' }).click();
+    scripted.clearLog();
+    await sendMessage(page, 'Hello again');
+    await waitForReply(page);
+    const after = scripted.chatRequests().find((request) => request.body.model === 'small-model' && !isGateReplay(request))!;
+    expect(indexLine(after, 'changelog-clear')).toMatch(/\[verified\]$/);
+  });
+});
