@@ -14,6 +14,7 @@ import type { ToolRegistry } from '../tools/toolRegistry';
 import type { RegexRunner } from '../gate/checks';
 import type { ReplayCacheEntry } from '../gate/replayCache';
 import type { KnackSettingsService } from './settings';
+import type { CandidateCase } from '../skills/candidateCases';
 import type { SkillServices } from './skillServices';
 
 export interface GateEvidence {
@@ -65,6 +66,12 @@ export interface GateServices {
   tryChecks(answer: string, checks: Check[]): Promise<{ pass: boolean; reason?: string }[]>;
   /** What a run would cost now (reads the cache; sends nothing). */
   estimate(skill: string): Promise<GateEstimate>;
+  /** Requests from later chats that loaded the skill (region **Cases from your chats**). */
+  candidates(skill: string): Promise<CandidateCase[]>;
+  /** **Add as case**: the request joins evals/evals.json with its provenance; returns the new case's id. */
+  addCandidate(skill: string, key: string): Promise<{ success: true; id: string | number } | { success: false; error: string }>;
+  /** **Dismiss**: the request is dropped and does not come back. */
+  dismissCandidate(skill: string, key: string): Promise<void>;
 }
 
 // -------------------------------------------------------------------------------------------
@@ -154,8 +161,12 @@ export async function createGateServices(deps: GateServicesDeps): Promise<GateSe
     return { provider, providerId: replayProviderId(provider) };
   };
 
-  return {
+  const candidateDeps = () => ({ skills: deps.skills, readCases: services.readCases, saveCases: services.saveCases });
+  const services: GateServices = {
     evidence: (skill) => evidenceOf(deps, modules, skill),
+    candidates: async (skill) => (await import('./candidateServices')).listCandidates(candidateDeps(), skill),
+    addCandidate: async (skill, key) => (await import('./candidateServices')).addCandidateAsCase(candidateDeps(), skill, key),
+    dismissCandidate: async (skill, key) => (await import('./candidateServices')).dismissCandidate(candidateDeps(), skill, key),
 
     async approve(skill, recordId) {
       const approved = await approveSkill(skill, recordId, await deps.skills());
@@ -205,4 +216,5 @@ export async function createGateServices(deps: GateServicesDeps): Promise<GateSe
       });
     },
   };
+  return services;
 }

@@ -1,5 +1,6 @@
 import type { RecordStore } from '../storage/recordStore';
 import { createdByFor, type CreatedBy, type UsageSource } from '../tools/writeContext';
+import type { CandidateCase } from './candidateCases';
 import {
   approveModelVerdict,
   markModelVerdictsStale,
@@ -53,6 +54,10 @@ export interface UsageRecord {
    * index of a chat labels by its own model's entry (docs/gate.md, "Per-model verdicts").
    */
   model_verdicts: ModelVerdicts;
+  /** Requests from later chats that loaded the skill, waiting to be added or dismissed (candidateCases.ts). */
+  candidate_cases: CandidateCase[];
+  /** Keys of dismissed candidates (candidateCases.ts `candidateKey`). */
+  dismissed_candidates: string[];
 }
 
 /**
@@ -134,20 +139,12 @@ export function emptyUsageRecord(name: string): UsageRecord {
     verdict_id: null,
     approved_by: null,
     model_verdicts: {},
+    candidate_cases: [],
+    dismissed_candidates: [],
   };
 }
 
-/** Newest of used/viewed/patched; creation does not count as activity (Hermes rule). */
-export function lastActivityAt(record: UsageRecord): string | null {
-  const stamps = [record.last_used_at, record.last_viewed_at, record.last_patched_at].filter(
-    (stamp): stamp is string => stamp !== null,
-  );
-  return stamps.length ? stamps.sort().at(-1)! : null;
-}
-
-export function activityCount(record: UsageRecord): number {
-  return record.use_count + record.view_count + record.patch_count;
-}
+export { activityCount, lastActivityAt } from './usageActivity';
 
 /** What creating (or importing, or learning) a skill does to its usage record. */
 function markCreated(record: UsageRecord, now: string, source: UsageRecord['source']): void {

@@ -5,8 +5,8 @@
  */
 import { expect, test } from './fixtures';
 import { openLearningApp, sendMessage, waitForReply } from './learningSupport';
-import { isGateReplay, openSkillDetail, turnOffAutomaticRuns, verdictWord, verification } from './gateHarness';
-import { answerLikeSmallModel, indexLine, seedChangelogSkill } from './reachHarness';
+import { isGateReplay, MARKER, openSkillDetail, turnOffAutomaticRuns, verdictWord, verification } from './gateHarness';
+import { answerLikeSmallModel, indexLine, runSkillTool, seedChangelogSkill } from './reachHarness';
 
 test.use({ scriptedOptions: { models: ['scripted-model', 'small-model'] } });
 
@@ -72,5 +72,33 @@ test.describe('Reach', () => {
     await waitForReply(page);
     const after = scripted.chatRequests().find((request) => request.body.model === 'small-model' && !isGateReplay(request))!;
     expect(indexLine(after, 'changelog-clear')).toMatch(/\[verified\]$/);
+  });
+
+  test('a request from a later chat becomes a candidate, is added as a case and is held out', async ({ page, scripted }) => {
+    await seedChangelogSkill(page, 'changelog-clear', 'Use when drafting a changelog entry for a build.', 8);
+    // A later chat: the small model loads the skill for this request.
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Chat', exact: true }).click();
+    await sendMessage(page, 'Please draft the changelog entry for build 300.');
+    await waitForReply(page);
+    expect(scripted.chatRequests().some((request) => JSON.stringify(request.body.messages).includes('"skill_view"'))).toBe(true);
+
+    await openSkillDetail(page, 'changelog-clear');
+    const region = page.getByRole('region', { name: 'Cases from your chats' });
+    await expect(region).toContainText('Please draft the changelog entry for build 300.');
+    await region.getByRole('button', { name: 'Add as case' }).click();
+    await expect(region).toHaveCount(0);
+    const file = await page.evaluate(async () => {
+      const data = await globalThis.knack!.skills!.readSkillFile('changelog-clear', 'evals/evals.json');
+      return JSON.parse(new TextDecoder().decode(data!)) as { evals: { id: number; prompt: string; knack?: { origin: string; session_id?: string } }[] };
+    });
+    const added = file.evals.find((item) => item.prompt.includes('build 300'))!;
+    expect(added.knack).toMatchObject({ origin: 'chat', session_id: expect.any(String) });
+    // The user confirms the case with a check (as the case editor would save it).
+    const withCheck = { ...file, evals: file.evals.map((item) => (item.id === added.id ? { ...item, checks: [{ type: 'contains', value: MARKER }] } : item)) };
+    await runSkillTool(page, { action: 'write_file', name: 'changelog-clear', file_path: 'evals/evals.json', file_content: JSON.stringify(withCheck, null, 2) });
+
+    await page.getByRole('button', { name: 'Verify', exact: true }).click();
+    await expect(verdictWord(page)).toHaveText('promoted', { timeout: 60_000 });
+    await expect(verification(page)).toContainText('1 of 2 held-out cases come from other chats.');
   });
 });

@@ -265,7 +265,11 @@ class ChatState {
           services.startTurn(sessionId);
           learning.beforeUserTurn(sessionId);
         },
-        afterTurn: (report) => learning.afterTurn(report),
+        afterTurn: (report) => {
+          // Cases from the user's own chats (docs/gate.md, "Independent cases"): a count, never the turn's failure.
+          void services.recordSkillLoads(report).catch((error: unknown) => console.warn('[knack] keeping a candidate case failed', error));
+          return learning.afterTurn(report);
+        },
       },
     };
   }

@@ -11,6 +11,7 @@ import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../../gate/gateSetting
 import type { GateActivity } from '../../review/activity';
 import type { EvalCase, EvalsFile, GateProgress, VerdictRecord } from '../../gate/types';
 import type { KnackSettingsService } from '../../app/settings';
+import type { CandidateCase } from '../../skills/candidateCases';
 import { learning } from './learning.svelte';
 import { needsConfirmation, runEndNotice } from './gateRunRules';
 
@@ -29,6 +30,8 @@ class GateViewState {
   skill = $state<string | null>(null);
   evidence = $state<GateEvidence | null>(null);
   cases = $state<GateCasesFile | null>(null);
+  /** Requests from later chats that loaded the skill (docs/gate.md, "Independent cases"). */
+  candidates = $state<CandidateCase[]>([]);
   /** A record picked in the history; null shows the latest. */
   selectedId = $state<string | null>(null);
   editorOpen = $state(false);
@@ -68,6 +71,7 @@ class GateViewState {
       this.skill = name;
       this.evidence = null;
       this.cases = null;
+      this.candidates = [];
       this.selectedId = null;
       this.editorOpen = false;
       this.confirm = null;
@@ -92,10 +96,11 @@ class GateViewState {
     try {
       const gate = await gateServices();
       this.#services = gate;
-      const [evidence, cases] = await Promise.all([gate.evidence(name), gate.readCases(name)]);
+      const [evidence, cases, candidates] = await Promise.all([gate.evidence(name), gate.readCases(name), gate.candidates(name)]);
       if (token !== this.#token) return;
       this.evidence = evidence;
       this.cases = cases;
+      this.candidates = candidates;
     } catch (error) {
       if (token === this.#token) this.error = message(error);
     }
@@ -191,6 +196,35 @@ class GateViewState {
       this.error = message(error);
     } finally {
       this.busy = false;
+    }
+  };
+
+  /** **Add as case**: the request joins the cases with its provenance; the editor opens for its checks. */
+  addCandidate = async (key: string): Promise<void> => {
+    const name = this.skill;
+    if (!name || this.busy) return;
+    this.busy = true;
+    try {
+      const added = await (await gateServices()).addCandidate(name, key);
+      await this.refresh();
+      if (!added.success) this.error = added.error;
+      else this.openEditor();
+    } catch (error) {
+      this.error = message(error);
+    } finally {
+      this.busy = false;
+    }
+  };
+
+  /** **Dismiss**: the request is dropped and does not come back. */
+  dismissCandidate = async (key: string): Promise<void> => {
+    const name = this.skill;
+    if (!name) return;
+    try {
+      await (await gateServices()).dismissCandidate(name, key);
+      await this.refresh();
+    } catch (error) {
+      this.error = message(error);
     }
   };
 
