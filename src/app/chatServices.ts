@@ -8,6 +8,8 @@ import type { ChatSessionDeps, SkillLoader } from '../agent/chatSession';
 import { sessionPromptBuilder, type SessionPromptContext } from '../agent/sessionPrompt';
 import type { ToolRegistry } from '../tools/toolRegistry';
 import type { ChatMessage } from '../providers/provider';
+import type { RouterMatcher } from '../skills/skillRouter';
+import { chatRouter } from './routerServices';
 import type { SessionSearch } from '../sessions/sessionSearch';
 import type { KnackSettingsService } from './settings';
 import type { MemoryServices } from './memoryServices';
@@ -24,6 +26,8 @@ export interface ChatServices extends Pick<ChatSessionDeps, 'store' | 'registry'
   skillList(): { name: string; description: string }[];
   /** A user turn starts: the memory tool's per-turn failure budget starts afresh. */
   startTurn(sessionId: string): void;
+  /** The skill router's matcher over the library as it is now (routerServices.ts). */
+  skillRouter(): Promise<RouterMatcher>;
   /** A turn ended: the skills it loaded keep the request as a candidate case (candidateServices.ts). */
   recordSkillLoads(report: { sessionId: string; readonly messages: ChatMessage[] }): Promise<void>;
 }
@@ -68,6 +72,7 @@ export function createChatServices(parts: {
       bumpUse: (name) => skills.engine.usage.bumpUse(name),
     },
     startTurn: (sessionId) => memory.store.resetConsolidationFailures(sessionId),
+    skillRouter: chatRouter(skills),
     recordSkillLoads: async (report) => (await import('./candidateServices')).recordSkillLoads({ skills, sessions: sessions.store }, report),
     skillList: () =>
       catalog

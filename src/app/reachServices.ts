@@ -7,6 +7,7 @@ import type { ProviderSettings } from '../providers/createProvider';
 import type { ReachServices } from '../gate/gateJob';
 import type { AppServices } from './appServices';
 import { chatSystemPromptBuilder } from './chatServices';
+import { reachRouter } from './routerServices';
 
 export async function reachServicesFor(services: AppServices, gateProvider: ProviderSettings): Promise<ReachServices> {
   const [registry, skills, memory, skillSettings, { toolSpecs }, { firstChatRequestBuilder }, { providerModelKey }] = await Promise.all([
@@ -22,5 +23,7 @@ export async function reachServicesFor(services: AppServices, gateProvider: Prov
   return {
     buildRequest: firstChatRequestBuilder({ buildSystemPrompt, toolSpecs: () => toolSpecs(registry) }),
     modelKey: providerModelKey(gateProvider),
+    // The router's reach beside the model's (docs/gate.md, "Router"), on the same cases.
+    route: await reachRouter(skills, skillSettings.disabled),
   };
 }

@@ -4,6 +4,7 @@ import type { UsageStore, Clock } from './usageStore';
 import type { Ledger } from './ledger';
 import type { PendingStore } from '../tools/pendingWrites';
 import type { ChangeCommitter } from './fileChanges';
+import type { RouterMode } from './skillRouter';
 
 /**
  * Everything the skill tools need, passed in once. The app builds it on OPFS/IndexedDB
@@ -20,6 +21,8 @@ export interface SkillSettings {
   platform: string | null;
   /** Token budget of the skill index in the system prompt (~4 characters a token). */
   indexTokenBudget: number;
+  /** The skill router (skillRouter.ts): `auto` = on for small windows and the text tool protocol. */
+  router?: RouterMode;
 }
 
 export const defaultSkillSettings: SkillSettings = {
@@ -28,6 +31,7 @@ export const defaultSkillSettings: SkillSettings = {
   disabled: [],
   platform: null,
   indexTokenBudget: 2500,
+  router: 'auto',
 };
 
 export type SkillChange = { skill: string; action: string; dir: string };

@@ -101,4 +101,40 @@ test.describe('Reach', () => {
     await expect(verdictWord(page)).toHaveText('promoted', { timeout: 60_000 });
     await expect(verification(page)).toContainText('1 of 2 held-out cases come from other chats.');
   });
+
+  test('the router reaches a skill the model does not choose: a removable chip, the turn loads it as /<skill> does', async ({ page, scripted }) => {
+    await seedChangelogSkill(page, 'changelog-vague', 'Helps with assorted tasks.', 8, 2);
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('combobox', { name: 'Skill router' }).selectOption('on');
+    await expect(page.getByRole('combobox', { name: 'Skill router' })).toHaveValue('on');
+
+    // Measured: the model reaches it in none of its cases, the router in all, and in no near miss.
+    await openSkillDetail(page, 'changelog-vague');
+    await page.getByRole('button', { name: 'Verify', exact: true }).click();
+    await expect(verdictWord(page)).toHaveText('promoted', { timeout: 60_000 });
+    await expect(verification(page)).toContainText('Reached in 0 of 8 cases; loaded by mistake in 0 of 2. With the skill router: reached in 8 of 8 cases; loaded by mistake in 0 of 2.');
+
+    // In the chat: the chip names the skill; removed, the message goes without it.
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Chat', exact: true }).click();
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('Please draft the changelog entry for build 301.');
+    const chip = page.getByRole('status').filter({ hasText: 'Using skill changelog-vague — matched your request' });
+    await expect(chip).toBeVisible();
+    scripted.clearLog();
+    await box.press('Enter');
+    await waitForReply(page);
+    const routedTurn = scripted.chatRequests().find((request) => !isGateReplay(request))!;
+    expect(JSON.stringify(routedTurn.body.messages)).toContain('<skill name=\\"changelog-vague\\">');
+
+    await page.getByRole('button', { name: 'New chat' }).click();
+    await box.fill('Please draft the changelog entry for build 302.');
+    await expect(chip).toBeVisible();
+    await page.getByRole('button', { name: 'Remove skill changelog-vague' }).click();
+    await expect(chip).toHaveCount(0);
+    scripted.clearLog();
+    await box.press('Enter');
+    await waitForReply(page);
+    const plainTurn = scripted.chatRequests().find((request) => !isGateReplay(request))!;
+    expect(JSON.stringify(plainTurn.body.messages)).not.toContain('<skill name=');
+  });
 });

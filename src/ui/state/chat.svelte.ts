@@ -159,8 +159,37 @@ class ChatState {
     this.#responder = responder;
   }
 
-  /** Returns false (and does nothing) for blank text or while a reply is running. */
-  send = async (text: string): Promise<boolean> => {
+  /**
+   * The chat model's context window in tokens, for the router's default (docs/gate.md, "Router");
+   * null = unknown. The window budget (providers/modelWindow.ts) sets it once it is wired.
+   */
+  contextWindow: () => number | null = () => null;
+
+  /**
+   * The skill the router would load for `text` on this chat's model, or null: the router is off
+   * for it, the text is a slash command, or no skill matches well enough.
+   */
+  routeFor = async (text: string): Promise<string | null> => {
+    if (text.trim() === '' || text.trimStart().startsWith('/') || this.#responder) return null;
+    const app = await appServices();
+    const { routerActive } = await import('../../skills/skillRouter');
+    const skillSettings = app.settings.get('skills');
+    let textProtocol: boolean;
+    try {
+      textProtocol = (await chatModel.providerSettings()).toolProtocol === 'text';
+    } catch {
+      return null;
+    }
+    if (!routerActive(skillSettings.router, { window: this.contextWindow(), textProtocol })) return null;
+    const route = await (await app.chat()).skillRouter();
+    return route(text, { disabled: new Set(skillSettings.disabled) })?.name ?? null;
+  };
+
+  /**
+   * Returns false (and does nothing) for blank text or while a reply is running. `skill`: the
+   * router's pick the user kept (the composer's chip): loaded as `/<skill>` loads it.
+   */
+  send = async (text: string, options: { skill?: string } = {}): Promise<boolean> => {
     if (text.trim() === '' || this.isGenerating) return false;
     const command = parseSlashCommand(text, new Set(this.skills.map((skill) => skill.name)));
     if (command?.kind === 'open') {
@@ -175,6 +204,7 @@ class ChatState {
       sessions.openSearch(command.query);
       return true;
     }
+    if (options.skill && !command) return this.#run((controller) => controller.invokeSkill(options.skill!, text));
     return this.#run((controller) => (command?.kind === 'skill' ? controller.invokeSkill(command.name, command.request) : controller.send(text)));
   };
 
