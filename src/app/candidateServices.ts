@@ -6,19 +6,34 @@
  * (`knack.origin: "chat"`), while **Dismiss** drops it for good.
  */
 import type { ChatMessage } from '../providers/provider';
-import { addCandidate, candidateKey, removeCandidate, skillLoadsOfTurn, type CandidateCase } from '../skills/candidateCases';
+import {
+  addCandidate,
+  candidateKey,
+  noteLoadedIn,
+  noteOutcome,
+  removeCandidate,
+  skillLoadsOfTurn,
+  type CandidateCase,
+  type UseOutcome,
+} from '../skills/candidateCases';
 import type { EvalCase, EvalsFile } from '../gate/types';
 import type { ToolOutcome } from '../tools/toolResult';
 import type { SessionStore } from '../sessions/sessionStore';
 import type { SkillServices } from './skillServices';
 
-/** Records the skills a finished turn loaded as candidates; never throws into the chat. */
-export async function recordSkillLoads(deps: { skills: SkillServices; sessions: SessionStore }, report: { sessionId: string; readonly messages: ChatMessage[] }): Promise<void> {
+/**
+ * Records the skills a finished turn loaded: the chat on each one's use outcomes, and the
+ * request as a candidate case. Returns the names of the skills it loaded.
+ */
+export async function recordSkillLoads(deps: { skills: SkillServices; sessions: SessionStore }, report: { sessionId: string; readonly messages: ChatMessage[] }): Promise<string[]> {
   const { engine } = deps.skills;
+  const loaded: string[] = [];
   for (const load of skillLoadsOfTurn(report.messages)) {
     const entry = engine.catalog.resolve(load.skill)[0];
     if (!entry) continue;
     const name = entry.name;
+    loaded.push(name);
+    await engine.usage.update(name, (record) => noteLoadedIn(record, report.sessionId));
     const ledger = await engine.ledger.list(name);
     // The teaching chat (and any chat that edited the skill) is not independent of it.
     if (ledger.some((item) => item.evidence?.session_id === report.sessionId)) continue;
@@ -27,6 +42,12 @@ export async function recordSkillLoads(deps: { skills: SkillServices; sessions: 
       addCandidate(record, { prompt: load.prompt, session_id: report.sessionId, session_title: session?.title ?? '', at: now, via: load.via }),
     );
   }
+  return loaded;
+}
+
+/** What the user did after a turn that loaded these skills (docs/gate.md, "Use outcomes"). */
+export async function recordOutcome(skills: SkillServices, names: readonly string[], outcome: UseOutcome): Promise<void> {
+  for (const name of names) await skills.engine.usage.update(name, (record) => noteOutcome(record, outcome));
 }
 
 /** The next free numeric id of a cases file. */

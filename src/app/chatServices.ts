@@ -9,6 +9,7 @@ import { sessionPromptBuilder, type SessionPromptContext } from '../agent/sessio
 import type { ToolRegistry } from '../tools/toolRegistry';
 import type { ChatMessage } from '../providers/provider';
 import type { RouterMatcher } from '../skills/skillRouter';
+import type { UseOutcome } from '../skills/candidateCases';
 import { chatRouter } from './routerServices';
 import type { SessionSearch } from '../sessions/sessionSearch';
 import type { KnackSettingsService } from './settings';
@@ -28,8 +29,10 @@ export interface ChatServices extends Pick<ChatSessionDeps, 'store' | 'registry'
   startTurn(sessionId: string): void;
   /** The skill router's matcher over the library as it is now (routerServices.ts). */
   skillRouter(): Promise<RouterMatcher>;
-  /** A turn ended: the skills it loaded keep the request as a candidate case (candidateServices.ts). */
-  recordSkillLoads(report: { sessionId: string; readonly messages: ChatMessage[] }): Promise<void>;
+  /** A turn ended: the skills it loaded keep the request as a candidate case (candidateServices.ts); their names. */
+  recordSkillLoads(report: { sessionId: string; readonly messages: ChatMessage[] }): Promise<string[]>;
+  /** What the user did after a turn that loaded these skills. */
+  recordOutcome(skills: readonly string[], outcome: UseOutcome): Promise<void>;
 }
 
 /**
@@ -74,6 +77,7 @@ export function createChatServices(parts: {
     startTurn: (sessionId) => memory.store.resetConsolidationFailures(sessionId),
     skillRouter: chatRouter(skills),
     recordSkillLoads: async (report) => (await import('./candidateServices')).recordSkillLoads({ skills, sessions: sessions.store }, report),
+    recordOutcome: async (names, outcome) => (await import('./candidateServices')).recordOutcome(skills, names, outcome),
     skillList: () =>
       catalog
         .entries()

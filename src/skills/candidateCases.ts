@@ -76,3 +76,50 @@ export function skillLoadsOfTurn(messages: readonly ChatMessage[]): { skill: str
   }
   return loads;
 }
+
+/** What the user did after a turn that loaded the skill (docs/gate.md, "Use outcomes"). */
+export type UseOutcome = 'moved_on' | 'corrected' | 'regenerated' | 'edited';
+
+export interface UseOutcomes {
+  /** Chats that loaded the skill (the newest MAX_LOADED_CHATS ids). */
+  chats: string[];
+  moved_on: number;
+  corrected: number;
+  regenerated: number;
+  edited: number;
+}
+
+export const MAX_LOADED_CHATS = 500;
+
+export const emptyOutcomes = (): UseOutcomes => ({ chats: [], moved_on: 0, corrected: 0, regenerated: 0, edited: 0 });
+
+/** A chat loaded the skill. */
+export function noteLoadedIn(record: { use_outcomes: UseOutcomes }, sessionId: string): void {
+  const outcomes = { ...emptyOutcomes(), ...record.use_outcomes };
+  if (!outcomes.chats.includes(sessionId)) outcomes.chats = [sessionId, ...outcomes.chats].slice(0, MAX_LOADED_CHATS);
+  record.use_outcomes = outcomes;
+}
+
+/** What the user did next after a turn that loaded the skill. */
+export function noteOutcome(record: { use_outcomes: UseOutcomes }, outcome: UseOutcome): void {
+  const outcomes = { ...emptyOutcomes(), ...record.use_outcomes };
+  outcomes[outcome] += 1;
+  record.use_outcomes = outcomes;
+}
+
+const CORRECTION = /^\s*(no\b|nope\b|wrong\b|incorrect\b|not quite\b|actually\b|that'?s (not|wrong|incorrect)\b|that is (not|wrong)\b|you (forgot|missed|got)\b|this is wrong\b|that didn'?t\b|it didn'?t\b)/i;
+
+/** A next message that starts by saying the answer was wrong is a correction; anything else moves on. */
+export function outcomeOfNextMessage(text: string): UseOutcome {
+  return CORRECTION.test(text) ? 'corrected' : 'moved_on';
+}
+
+/** "Loaded in 12 chats; corrected after 2" (and the regenerations and edits, when any). */
+export function outcomeWords(outcomes: UseOutcomes | undefined): string | null {
+  if (!outcomes || outcomes.chats.length === 0) return null;
+  const chats = `Loaded in ${outcomes.chats.length} ${outcomes.chats.length === 1 ? 'chat' : 'chats'}`;
+  const after = [`corrected after ${outcomes.corrected}`];
+  if (outcomes.regenerated > 0) after.push(`regenerated after ${outcomes.regenerated}`);
+  if (outcomes.edited > 0) after.push(`edited after ${outcomes.edited}`);
+  return `${chats}; ${after.join(', ')}`;
+}

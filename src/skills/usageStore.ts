@@ -1,6 +1,6 @@
 import type { RecordStore } from '../storage/recordStore';
 import { createdByFor, type CreatedBy, type UsageSource } from '../tools/writeContext';
-import type { CandidateCase } from './candidateCases';
+import { emptyOutcomes, type CandidateCase, type UseOutcomes } from './candidateCases';
 import {
   approveModelVerdict,
   markModelVerdictsStale,
@@ -58,6 +58,8 @@ export interface UsageRecord {
   candidate_cases: CandidateCase[];
   /** Keys of dismissed candidates (candidateCases.ts `candidateKey`). */
   dismissed_candidates: string[];
+  /** The chats that loaded it and what the user did next (candidateCases.ts). */
+  use_outcomes: UseOutcomes;
 }
 
 /**
@@ -141,6 +143,7 @@ export function emptyUsageRecord(name: string): UsageRecord {
     model_verdicts: {},
     candidate_cases: [],
     dismissed_candidates: [],
+    use_outcomes: emptyOutcomes(),
   };
 }
 

@@ -4,7 +4,20 @@
  * again after a dismissal, and the case a candidate becomes (its provenance, no checks yet).
  */
 import { describe, expect, it } from 'vitest';
-import { addCandidate, candidateKey, removeCandidate, skillLoadsOfTurn, type CandidateCase } from '../../src/skills/candidateCases';
+import {
+  addCandidate,
+  candidateKey,
+  emptyOutcomes,
+  noteLoadedIn,
+  noteOutcome,
+  outcomeOfNextMessage,
+  outcomeWords,
+  removeCandidate,
+  skillLoadsOfTurn,
+  type CandidateCase,
+} from '../../src/skills/candidateCases';
+import { oftenCorrected } from '../../src/curator/curatorRules';
+import { emptyUsageRecord } from '../../src/skills/usageStore';
 import { caseFromCandidate } from '../../src/app/candidateServices';
 import { buildSkillInvocation } from '../../src/skills/skillInvocation';
 import type { ChatMessage } from '../../src/providers/provider';
@@ -59,5 +72,30 @@ describe('candidates on the usage record', () => {
       checks: [],
       knack: { origin: 'chat', session_id: 's2', session_title: 'Builds', created_at: '2026-12-01T10:00:00.000Z' },
     });
+  });
+});
+
+describe('use outcomes', () => {
+  it('counts the chats that loaded a skill once each, and what the user did next', () => {
+    const record = { use_outcomes: emptyOutcomes() };
+    for (const session of ['s1', 's2', 's1', 's3']) noteLoadedIn(record, session);
+    noteOutcome(record, outcomeOfNextMessage('No, that is the wrong format.'));
+    noteOutcome(record, outcomeOfNextMessage('Thanks! Now the next one.'));
+    noteOutcome(record, 'regenerated');
+    expect(record.use_outcomes).toMatchObject({ chats: ['s3', 's2', 's1'], corrected: 1, moved_on: 1, regenerated: 1, edited: 0 });
+    expect(outcomeWords(record.use_outcomes)).toBe('Loaded in 3 chats; corrected after 1, regenerated after 1');
+    expect(outcomeWords(emptyOutcomes())).toBeNull();
+  });
+
+  it('tells a correction from moving on by how the next message starts', () => {
+    expect(['Actually, use ISO dates.', "That's wrong.", 'you forgot the header', 'not quite'].map(outcomeOfNextMessage)).toEqual(['corrected', 'corrected', 'corrected', 'corrected']);
+    expect(['Now do the next build.', 'Nothing else, thanks', 'Notes for tomorrow'].map(outcomeOfNextMessage)).toEqual(['moved_on', 'moved_on', 'moved_on']);
+  });
+
+  it('the curator lists skills often corrected after use', () => {
+    const often = { ...emptyUsageRecord('changelog'), use_outcomes: { ...emptyOutcomes(), chats: ['a', 'b', 'c'], corrected: 1 } };
+    const fine = { ...emptyUsageRecord('fonts'), use_outcomes: { ...emptyOutcomes(), chats: ['a', 'b', 'c', 'd'], corrected: 1 } };
+    const rare = { ...emptyUsageRecord('rare'), use_outcomes: { ...emptyOutcomes(), chats: ['a'], corrected: 1 } };
+    expect(oftenCorrected([often, fine, rare])).toEqual(['changelog']);
   });
 });

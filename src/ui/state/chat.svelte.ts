@@ -19,6 +19,7 @@ import { createProvider } from '../../providers/createProvider';
 import type { ChatProvider } from '../../providers/provider';
 import { engineHost } from '../../providers/webllm/engineHost';
 import { providerModelKey } from '../../gate/modelKey';
+import { outcomeOfNextMessage } from '../../skills/candidateCases';
 
 /**
  * A stand-in model for tests and DevTools (`knackUi.chat.connect(...)`): given the
@@ -204,6 +205,7 @@ class ChatState {
       sessions.openSearch(command.query);
       return true;
     }
+    if (!command) this.#noteOutcome(outcomeOfNextMessage(text));
     if (options.skill && !command) return this.#run((controller) => controller.invokeSkill(options.skill!, text));
     return this.#run((controller) => (command?.kind === 'skill' ? controller.invokeSkill(command.name, command.request) : controller.send(text)));
   };
@@ -213,11 +215,30 @@ class ChatState {
     if (this.#generating && this.#controller) this.#stopping = true;
   };
 
-  regenerate = (): Promise<boolean> => this.#run((controller) => controller.regenerate());
+  regenerate = (): Promise<boolean> => {
+    this.#noteOutcome('regenerated');
+    return this.#run((controller) => controller.regenerate());
+  };
 
-  editAndResend = (lineId: string, text: string): Promise<boolean> => this.#run((controller) => controller.editAndResend(lineId, text));
+  editAndResend = (lineId: string, text: string): Promise<boolean> => {
+    this.#noteOutcome('edited');
+    return this.#run((controller) => controller.editAndResend(lineId, text));
+  };
+
+  /** Skills the last finished turn of this chat loaded: what the user does next is their outcome. */
+  #lastLoads: string[] = [];
+
+  /** Records what the user did after a turn that loaded skills (docs/gate.md, "Use outcomes"). */
+  #noteOutcome(outcome: 'moved_on' | 'corrected' | 'regenerated' | 'edited'): void {
+    const names = this.#lastLoads;
+    this.#lastLoads = [];
+    if (names.length === 0 || this.isGenerating) return;
+    void (async () => (await (await appServices()).chat()).recordOutcome(names, outcome))().catch((error: unknown) => console.warn('[knack] recording a use outcome failed', error));
+  }
 
   newChat = (): void => {
+    // Leaving a chat whose last turn loaded a skill, without complaint, is moving on.
+    this.#noteOutcome('moved_on');
     this.#detach();
     this.#setLines(() => [], 0);
     this.draft = '';
@@ -297,7 +318,10 @@ class ChatState {
         },
         afterTurn: (report) => {
           // Cases from the user's own chats (docs/gate.md, "Independent cases"): a count, never the turn's failure.
-          void services.recordSkillLoads(report).catch((error: unknown) => console.warn('[knack] keeping a candidate case failed', error));
+          void services.recordSkillLoads(report).then(
+            (loaded) => (this.#lastLoads = loaded),
+            (error: unknown) => console.warn('[knack] keeping a candidate case failed', error),
+          );
           return learning.afterTurn(report);
         },
       },
