@@ -81,8 +81,14 @@ test.describe('Reach', () => {
     await sendMessage(page, 'Please draft the changelog entry for build 300.');
     await waitForReply(page);
     expect(scripted.chatRequests().some((request) => JSON.stringify(request.body.messages).includes('"skill_view"'))).toBe(true);
+    // What the user did next goes into the skill's usage (docs/gate.md, "Use outcomes"), once
+    // the turn's loads are recorded (the candidate is their last write).
+    await page.waitForFunction(async () => ((await globalThis.knack!.skills!.engine.usage.get('changelog-clear')).candidate_cases ?? []).length === 1);
+    await sendMessage(page, 'No, that is the wrong format.');
+    await waitForReply(page);
 
     await openSkillDetail(page, 'changelog-clear');
+    await expect(page.getByRole('region', { name: 'Usage' })).toContainText('Loaded in 1 chat; corrected after 1');
     const region = page.getByRole('region', { name: 'Cases from your chats' });
     await expect(region).toContainText('Please draft the changelog entry for build 300.');
     await region.getByRole('button', { name: 'Add as case' }).click();
