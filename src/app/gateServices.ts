@@ -72,6 +72,8 @@ export interface GateServices {
   addCandidate(skill: string, key: string): Promise<{ success: true; id: string | number } | { success: false; error: string }>;
   /** **Dismiss**: the request is dropped and does not come back. */
   dismissCandidate(skill: string, key: string): Promise<void>;
+  /** **Use the new description** of a kept description trial: SKILL.md's description line, patched as the user. */
+  useDescription(skill: string, description: string): Promise<ToolOutcome>;
 }
 
 // -------------------------------------------------------------------------------------------
@@ -167,6 +169,12 @@ export async function createGateServices(deps: GateServicesDeps): Promise<GateSe
     candidates: async (skill) => (await import('./candidateServices')).listCandidates(candidateDeps(), skill),
     addCandidate: async (skill, key) => (await import('./candidateServices')).addCandidateAsCase(candidateDeps(), skill, key),
     dismissCandidate: async (skill, key) => (await import('./candidateServices')).dismissCandidate(candidateDeps(), skill, key),
+    async useDescription(skill, description) {
+      const line = /^description:.*$/m.exec((await readText(skill, SKILL_FILE)) ?? '')?.[0];
+      if (!line) return fail(`'${skill}' has no description line in SKILL.md to replace.`);
+      const args = { action: 'patch', name: skill, old_string: line, new_string: `description: ${JSON.stringify(description)}` };
+      return (await deps.tools()).dispatchOutcome('skill_manage', args, createWriteContext('user'));
+    },
 
     async approve(skill, recordId) {
       const approved = await approveSkill(skill, recordId, await deps.skills());

@@ -16,7 +16,8 @@ import { runGate, type GateBudget, type GateRunResult } from './gateRun';
 import type { ParamMemory, Sleep } from './replayArm';
 import type { ReplayCache } from './replayCache';
 import type { EvidencePolicy, GateProgress, ReachRecord, VerdictRecord } from './types';
-import { measureReach, reachCasesOf, reachNote } from './reach';
+import { measureReach, reachCasesOf, reachIsLow, reachNote } from './reach';
+import { proposeDescription, proposerMessages, runDescriptionTrial, type DescriptionTrial } from './descriptionTrial';
 import type { FirstChatRequestBuilder } from './reachRequest';
 import { gateParams } from './replayRequest';
 import { DEFAULT_POLICY } from './policy';
@@ -129,6 +130,11 @@ export async function runGateJob(
     const reach = await reachOf(job, services, services.reach, before.markdown, before.evals, options.signal);
     if (reach === 'cancelled') return { kind: 'cancelled', pairsDone: record.cases.length, pairsTotal: record.cases.length };
     if (reach) record = withReach(record, reach);
+    if (reach && reachIsLow(reach)) {
+      const trial = await trialOf(job, services, services.reach, before.markdown, before.evals, options.signal);
+      if (trial === 'cancelled') return { kind: 'cancelled', pairsDone: record.cases.length, pairsTotal: record.cases.length };
+      if (trial) record = { ...record, descriptionTrial: trial };
+    }
   }
   const after = await currentHashes(services, job.skill);
   return { ...result, record: withSupersession(record, after), verdict: record.verdict };
@@ -160,6 +166,34 @@ async function reachOf(job: GateJob, services: GateJobServices, reach: ReachServ
       useCache: job.useCache,
       route: reach.route,
       signal,
+    });
+  } catch (error) {
+    if (signal?.aborted) return 'cancelled';
+    throw error;
+  }
+}
+
+/** The frontmatter description (one line), or null. */
+function frontmatterDescription(markdown: string): string | null {
+  const block = /^---\r?\n([\s\S]*?)\r?\n---/.exec(markdown)?.[1] ?? '';
+  return /^description:\s*["']?([^\r\n]*?)["']?\s*$/m.exec(block)?.[1] ?? null;
+}
+
+/** The description trial when reach is low (docs/gate.md, "Description trial"); null when none ran. */
+async function trialOf(job: GateJob, services: GateJobServices, reach: ReachServices, markdown: string, evals: string, signal?: AbortSignal): Promise<DescriptionTrial | null | 'cancelled'> {
+  const parsed = parseEvalsFile(evals);
+  const description = frontmatterDescription(markdown);
+  if (!parsed.ok || !description) return null;
+  const params = services.memory.apply(services.providerId, services.provider.model, gateParams(services.maxTokens));
+  const indexName = frontmatterName(markdown) ?? job.skill;
+  try {
+    return await runDescriptionTrial({
+      reach: { names: [job.skill, indexName], provider: services.provider, providerId: services.providerId, modelKey: reach.modelKey, params, buildRequest: reach.buildRequest, cache: services.cache, useCache: job.useCache, signal },
+      indexName,
+      description,
+      cases: reachCasesOf(parsed.file),
+      propose: (train) =>
+        proposeDescription({ provider: services.provider, providerId: services.providerId, params, cache: services.cache, signal }, proposerMessages({ name: indexName, description, markdown }, train)),
     });
   } catch (error) {
     if (signal?.aborted) return 'cancelled';

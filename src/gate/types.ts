@@ -1,3 +1,5 @@
+import type { DescriptionTrial, ReachRecord } from './reachTypes';
+
 /**
  * The verification gate's shared vocabulary (docs/gate.md). Plain data only: every module of
  * src/gate/ speaks these types, and nothing here computes anything.
@@ -343,42 +345,12 @@ export interface VerdictRecord {
   approvedBy?: 'user';
   /** Whether the model chooses the skill (docs/gate.md, "Reach"); absent when not measured. */
   reach?: ReachRecord;
+  /** A new description tried because reach was low (docs/gate.md, "Description trial"). */
+  descriptionTrial?: DescriptionTrial;
   checkDiagnostics: CheckDiagnostic[];
 }
 
-/** What a model did first when a reach request reached it (docs/gate.md, "Reach"). */
-export type FirstAction =
-  | { kind: 'tool'; name: string; /** `skill_view`'s `name` argument. */ skill?: string }
-  | { kind: 'text'; /** A `/<skill>` the reply starts with. */ slash?: string }
-  | { kind: 'error'; error: string };
-
-export interface ReachCaseResult {
-  id: string | number;
-  /** false: a near miss (`should_trigger: false`): loading the skill there is a false trigger. */
-  shouldTrigger: boolean;
-  action: FirstAction;
-  /** The first action loaded this skill. */
-  loaded: boolean;
-  /** The router (docs/gate.md, "Router") would load this skill for the prompt. */
-  routed?: boolean;
-  fromCache?: boolean;
-}
-
-/** Whether the model chooses the skill from its index line: one first-chat request per case. */
-export interface ReachRecord {
-  /** Trigger cases whose first action loaded the skill, of those measured. */
-  reached: number;
-  triggerCases: number;
-  /** Near misses whose first action loaded the skill anyway, of those measured. */
-  falseTriggers: number;
-  nearMisses: number;
-  /** Cases whose request failed (not counted above). */
-  unmeasured: number;
-  /** The router's figures on the same cases, when measured. */
-  router?: { reached: number; falseTriggers: number };
-  cases: ReachCaseResult[];
-  cost: { requests: number; cacheHits: number; promptTokens: number; completionTokens: number };
-}
+export type { FirstAction, ReachCaseResult, ReachRecord } from './reachTypes';
 
 /** Progress of a run in flight, as the worker reports it to the UI. */
 export interface GateProgress {

@@ -6,7 +6,7 @@
 import { expect, test } from './fixtures';
 import { openLearningApp, sendMessage, waitForReply } from './learningSupport';
 import { isGateReplay, MARKER, openSkillDetail, turnOffAutomaticRuns, verdictWord, verification } from './gateHarness';
-import { answerLikeSmallModel, indexLine, runSkillTool, seedChangelogSkill } from './reachHarness';
+import { answerLikeSmallModel, indexLine, PROPOSED, runSkillTool, seedChangelogSkill } from './reachHarness';
 
 test.use({ scriptedOptions: { models: ['scripted-model', 'small-model'] } });
 
@@ -25,8 +25,19 @@ test.describe('Reach', () => {
     await expect(verdictWord(page)).toHaveText('promoted', { timeout: 60_000 });
     await expect(verification(page)).toContainText('Reached in 0 of 8 cases; loaded by mistake in 0 of 2');
     await expect(verification(page).locator('.reason')).toContainText('chose it from the index in only 0 of 8 cases');
-    // One reach request per case (near misses included), each a chat's first request.
-    expect(scripted.chatRequests().filter((request) => !isGateReplay(request))).toHaveLength(10);
+    // One reach request per case (near misses included), each a chat's first request; then the
+    // description trial: one proposal and the held-out cases with the proposed index line.
+    expect(scripted.chatRequests().filter((request) => !isGateReplay(request))).toHaveLength(10 + 1 + 4);
+
+    // The trial: kept, with the before and after; used, and verified again, the skill is reached.
+    const trial = verification(page).getByRole('group', { name: 'Description trial' });
+    await expect(trial).toContainText('Description trial: kept');
+    await expect(trial).toContainText('“Helps with assorted tasks.”: reached in 0 of 3 held-out cases, loaded by mistake in 0 of 1');
+    await expect(trial).toContainText(`“${PROPOSED}”: reached in 3 of 3 held-out cases, loaded by mistake in 0 of 1`);
+    await trial.getByRole('button', { name: 'Use the new description' }).click();
+    await expect(verification(page)).toContainText('The new description is saved.');
+    await page.getByRole('button', { name: /^Verify/ }).first().click();
+    await expect(verification(page)).toContainText('Reached in 8 of 8 cases; loaded by mistake in 0 of 2', { timeout: 60_000 });
 
     await seedChangelogSkill(page, 'changelog-clear', 'Use when drafting a changelog entry for a build.', 8, 2);
     await openSkillDetail(page, 'changelog-clear');

@@ -69,6 +69,12 @@ export const isFirstChatShaped = (request: RecordedRequest): boolean => {
   return system?.role === 'system' && typeof system.content === 'string' && system.content.startsWith(CHAT_SYSTEM_START);
 };
 
+/** The description trial's proposal request (src/gate/descriptionTrial.ts PROPOSER_SYSTEM_V1). */
+export const isProposer = (request: RecordedRequest): boolean => {
+  const system = (request.body?.messages ?? [])[0] as { role: string; content: unknown } | undefined;
+  return typeof system?.content === 'string' && system.content.startsWith('You write the one-line description of a skill');
+};
+
 /** The skill a replay invokes, or null for a baseline replay. */
 export function invokedSkill(request: RecordedRequest): string | null {
   return /<skill name="([^"]+)">/.exec(userText(request))?.[1] ?? null;

@@ -48,11 +48,16 @@ export function smallModelPick(request: RecordedRequest): string | null {
   return null;
 }
 
+/** What the scripted proposer suggests for a skill with a vague description. */
+export const PROPOSED = 'Use when drafting a changelog entry for a build.';
+
 /** Answers replays by content and first requests like a small model (see the module comment). */
 export function answerLikeSmallModel(server: ScriptedServer): void {
   server.setFallback(async (request): Promise<Turn> => {
     if (isGateReplay(request)) return { text: invokedSkill(request) ? `Changelog entry. ${MARKER}` : 'Changelog entry.' };
     const messages = request.body.messages as Message[];
+    // The description trial's proposer (src/gate/descriptionTrial.ts PROPOSER_SYSTEM_V1).
+    if (String(messages[0]?.content ?? '').startsWith('You write the one-line description of a skill')) return { text: PROPOSED };
     if (!isFirstChatShaped(request) || messages.some((message) => message.role === 'tool')) return { text: 'Noted.' };
     const pick = smallModelPick(request);
     return pick ? { toolCalls: [{ name: 'skill_view', arguments: { name: pick } }] } : { text: 'Noted.' };

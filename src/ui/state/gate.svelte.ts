@@ -228,6 +228,23 @@ class GateViewState {
     }
   };
 
+  /** Writes the description a kept trial found (the skill changes: verify it again after). */
+  useDescription = async (description: string): Promise<void> => {
+    const name = this.skill;
+    if (!name || this.busy) return;
+    this.busy = true;
+    try {
+      const outcome = await (await gateServices()).useDescription(name, description);
+      if (!outcome.success) this.error = outcome.error;
+      else this.notice = 'The new description is saved. Verify again to measure this version.';
+      await this.refresh();
+    } catch (error) {
+      this.error = message(error);
+    } finally {
+      this.busy = false;
+    }
+  };
+
   openEditor = (): void => {
     this.saveError = null;
     this.saveWarnings = [];
