@@ -12,7 +12,7 @@ import { DEFAULT_COMPACT_SHARE, offeredToolNames, planFor, type ContextPlan, typ
 import { ContextKeeper, type ContextEvent } from './contextKeeper';
 import type { Summariser } from './compaction';
 import type { SessionSummary } from './historyView';
-import type { PromptFit } from './sessionPrompt';
+import type { PromptFit, SessionPromptContext } from './sessionPrompt';
 import type { ChatSession as SessionRecord, SessionStore } from '../sessions/sessionStore';
 
 /** What the chat knows of its model's window (src/app/modelWindows.ts keeps it). */
@@ -37,6 +37,12 @@ export interface TurnBudgetHost {
   /** Builds and freezes a fresh system prompt (after a compaction). */
   rebuildSystemPrompt(fit: PromptFit): Promise<string>;
   onEvent(event: ContextEvent | { type: 'window-learned'; window: ModelWindow }): void;
+}
+
+/** The tool schemas a chat on this plan's window is offered, in the plan's form (docs/context-window.md). */
+export function toolsForPlan(plan: ContextPlan, tools: readonly ToolSpec[]): ToolSpec[] {
+  const offered = new Set(offeredToolNames(plan, tools.map((tool) => tool.name)));
+  return toolsInForm(tools.filter((tool) => offered.has(tool.name)), plan.toolForm);
 }
 
 export function promptFitOf(plan: ContextPlan, toolNames?: readonly string[]): PromptFit {
@@ -88,7 +94,7 @@ export class TurnBudget {
         window,
         counter,
         plan,
-        tools: toolsInForm(this.tools.filter((tool) => fit.tools?.includes(tool.name) ?? true), plan.toolForm),
+        tools: toolsForPlan(plan, this.tools),
         lines: () => this.host.lines(),
         summary: () => this.host.summary(),
         saveSummary: (summary) => this.host.saveSummary(summary),
@@ -157,7 +163,7 @@ export interface BudgetHostAccess {
   session(): SessionRecord;
   setSession(session: SessionRecord): void;
   store: SessionStore;
-  buildSystemPrompt(firstUserMessage: string, fit?: PromptFit): Promise<string>;
+  buildSystemPrompt(firstUserMessage: string, context?: SessionPromptContext): Promise<string>;
   emit(event: { type: 'session'; session: SessionRecord } | { type: 'context'; usage: null; note: string }): void;
 }
 
@@ -180,9 +186,9 @@ export function budgetHost(access: BudgetHostAccess): TurnBudgetHost {
       const snapshot = access.session().snapshot;
       // A prompt frozen for a larger window (another model, an older version) is rebuilt to fit this one.
       if (snapshot !== null && counter.countText(snapshot) <= promptAllowance(fit)) return snapshot;
-      return freeze(await access.buildSystemPrompt(latestRequest(), fit));
+      return freeze(await access.buildSystemPrompt(latestRequest(), { fit }));
     },
-    rebuildSystemPrompt: async (fit) => freeze(await access.buildSystemPrompt(latestRequest(), fit)),
+    rebuildSystemPrompt: async (fit) => freeze(await access.buildSystemPrompt(latestRequest(), { fit })),
     onEvent: (event) => {
       const note = contextNote(event);
       if (note) access.emit({ type: 'context', usage: null, note });

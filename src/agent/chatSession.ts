@@ -175,7 +175,8 @@ export class ChatController {
   /** Creates the session on its first message, freezing the system prompt. */
   async #ensureSession(firstUserMessage: string): Promise<SessionRecord> {
     if (this.#session) return this.#session;
-    const snapshot = await this.deps.buildSystemPrompt(firstUserMessage, await this.#promptFitNow());
+    const fit = await this.#promptFitNow();
+    const snapshot = await this.deps.buildSystemPrompt(firstUserMessage, fit ? { fit } : undefined);
     this.#session = await this.deps.store.create({ title: titleFrom(firstUserMessage), snapshot, chatModel: this.deps.chatModel?.() ?? null });
     this.#emit({ type: 'session', session: this.#session });
     return this.#session;

@@ -6,7 +6,7 @@ import type { TurnEnd } from './agentLoop';
 import type { ChatContext } from './chatContext';
 import type { ContextUsage } from './contextBudget';
 import type { LearningCounters, LearningIntervals } from './learningCounters';
-import type { PromptFit } from './sessionPrompt';
+import type { SessionPromptContext } from './sessionPrompt';
 import type { ChatMessage as ModelMessage, ChatProvider } from '../providers/provider';
 import type { ChatSession as SessionRecord, SessionModelChoice, SessionStore } from '../sessions/sessionStore';
 import type { ToolRegistry } from '../tools/toolRegistry';
@@ -45,7 +45,7 @@ export interface ChatSessionDeps {
    * The system prompt for a new session: instructions, guidance, the memory snapshot and the
    * skill index ranked against the first user message. Called once per session.
    */
-  buildSystemPrompt(firstUserMessage: string, fit?: PromptFit): Promise<string>;
+  buildSystemPrompt(firstUserMessage: string, context?: SessionPromptContext): Promise<string>;
   /**
    * The chat model's window and token counter (docs/context-window.md); every model call of a
    * turn is fitted to it. Without it (or with null) requests are sent whole.

@@ -36,10 +36,19 @@ export interface SessionPromptSources {
 /** Characters per token the budgets below assume, as the index does (src/skills/skillIndex.ts). */
 const CHARS_PER_TOKEN = 4;
 
-export type SessionPromptBuilder = (firstUserMessage: string, fit?: PromptFit) => Promise<string>;
+/** Optional facts of the chat the prompt is for. */
+export interface SessionPromptContext {
+  /** The chat model's key (gate/modelKey.ts): the index labels skills by that model's verdicts. */
+  model?: string;
+  /** The chat model's window limits on the prompt's parts (docs/context-window.md). */
+  fit?: PromptFit;
+}
+
+export type SessionPromptBuilder = (firstUserMessage: string, context?: SessionPromptContext) => Promise<string>;
 
 export function sessionPromptBuilder(sources: SessionPromptSources): SessionPromptBuilder {
-  return async (firstUserMessage, fit) => {
+  return async (firstUserMessage, context) => {
+    const fit = context?.fit;
     const tools = sources.registry.names().filter((name) => fit?.tools?.includes(name) ?? true);
     const settings = sources.skillSettings();
     const toolsets = new Set(tools.map((tool) => TOOLSET_OF[tool]).filter((set): set is string => set !== undefined));
@@ -52,6 +61,7 @@ export function sessionPromptBuilder(sources: SessionPromptSources): SessionProm
         tokenBudget: fit ? Math.min(settings.indexTokenBudget, fit.indexTokens) : settings.indexTokenBudget,
         compactHeader: fit !== undefined && fit.indexTokens < 1_000,
         firstUserMessage,
+        ...(context?.model !== undefined ? { model: context.model } : {}),
       }),
     ]);
     return buildSystemPrompt({ tools, memorySnapshot, skillIndex });

@@ -5,21 +5,52 @@
  * provider comes from the UI state.
  */
 import type { ChatSessionDeps, SkillLoader } from '../agent/chatSession';
-import { sessionPromptBuilder } from '../agent/sessionPrompt';
+import { sessionPromptBuilder, type SessionPromptContext } from '../agent/sessionPrompt';
 import type { ToolRegistry } from '../tools/toolRegistry';
+import type { ChatMessage } from '../providers/provider';
+import type { RouterMatcher } from '../skills/skillRouter';
+import type { UseOutcome } from '../skills/candidateCases';
+import { chatRouter } from './routerServices';
 import type { SessionSearch } from '../sessions/sessionSearch';
 import type { KnackSettingsService } from './settings';
 import type { MemoryServices } from './memoryServices';
 import type { SessionServices } from './sessionServices';
 import type { SkillServices } from './skillServices';
+import type { SkillSettings } from '../skills/skillEngine';
 
-export interface ChatServices extends Pick<ChatSessionDeps, 'store' | 'registry' | 'buildSystemPrompt'> {
+export interface ChatServices extends Pick<ChatSessionDeps, 'store' | 'registry'> {
+  /** ChatSessionDeps' builder, told which model the chat uses (its index labels by that model's verdicts). */
+  buildSystemPrompt(firstUserMessage: string, context?: SessionPromptContext): Promise<string>;
   search: SessionSearch;
   skills: SkillLoader;
   /** Active skills for slash completion, sorted by name. */
   skillList(): { name: string; description: string }[];
   /** A user turn starts: the memory tool's per-turn failure budget starts afresh. */
   startTurn(sessionId: string): void;
+  /** The skill router's matcher over the library as it is now (routerServices.ts). */
+  skillRouter(): Promise<RouterMatcher>;
+  /** A turn ended: the skills it loaded keep the request as a candidate case (candidateServices.ts); their names. */
+  recordSkillLoads(report: { sessionId: string; readonly messages: ChatMessage[] }): Promise<string[]>;
+  /** What the user did after a turn that loaded these skills. */
+  recordOutcome(skills: readonly string[], outcome: UseOutcome): Promise<void>;
+}
+
+/**
+ * The system prompt builder of a new chat: the one a chat session freezes its prompt with, and
+ * the one reach measurements build their first-chat requests with (reachServices.ts).
+ */
+export function chatSystemPromptBuilder(parts: {
+  registry: ToolRegistry;
+  skills: Pick<SkillServices, 'index'>;
+  memory: Pick<MemoryServices, 'snapshot'>;
+  skillSettings: () => SkillSettings;
+}): ChatServices['buildSystemPrompt'] {
+  return sessionPromptBuilder({
+    registry: parts.registry,
+    index: parts.skills.index,
+    skillSettings: parts.skillSettings,
+    memorySnapshot: async (limit) => (await parts.memory.snapshot(limit)).text,
+  });
 }
 
 export function createChatServices(parts: {
@@ -35,12 +66,7 @@ export function createChatServices(parts: {
     store: sessions.store,
     search: sessions.search,
     registry,
-    buildSystemPrompt: sessionPromptBuilder({
-      registry,
-      index: skills.index,
-      skillSettings: () => settings.get('skills'),
-      memorySnapshot: async (limit) => (await memory.snapshot(limit)).text,
-    }),
+    buildSystemPrompt: chatSystemPromptBuilder({ registry, skills, memory, skillSettings: () => settings.get('skills') }),
     skills: {
       async read(name) {
         const entry = catalog.resolve(name)[0];
@@ -49,6 +75,9 @@ export function createChatServices(parts: {
       bumpUse: (name) => skills.engine.usage.bumpUse(name),
     },
     startTurn: (sessionId) => memory.store.resetConsolidationFailures(sessionId),
+    skillRouter: chatRouter(skills),
+    recordSkillLoads: async (report) => (await import('./candidateServices')).recordSkillLoads({ skills, sessions: sessions.store }, report),
+    recordOutcome: async (names, outcome) => (await import('./candidateServices')).recordOutcome(skills, names, outcome),
     skillList: () =>
       catalog
         .entries()

@@ -14,6 +14,7 @@ import type { ToolRegistry } from '../tools/toolRegistry';
 import type { RegexRunner } from '../gate/checks';
 import type { ReplayCacheEntry } from '../gate/replayCache';
 import type { KnackSettingsService } from './settings';
+import type { CandidateCase } from '../skills/candidateCases';
 import type { SkillServices } from './skillServices';
 
 export interface GateEvidence {
@@ -27,6 +28,10 @@ export interface GateEvidence {
   gateModelNow: string | null;
   /** Replay noise seen for the gate's model: flips in probes. */
   noise: { probes: number; flips: number } | null;
+  /** The verdict of each model the skill was measured on (newest applied run per model), newest first. */
+  byModel: { key: string; record: VerdictRecord; stale: boolean }[];
+  /** The model a new chat uses now, which "Verify on …" measures; null when none is set up. */
+  chatModel: { key: string; label: string; choice: { providerId: string; model: string } } | null;
 }
 
 export interface GateCasesFile {
@@ -61,6 +66,14 @@ export interface GateServices {
   tryChecks(answer: string, checks: Check[]): Promise<{ pass: boolean; reason?: string }[]>;
   /** What a run would cost now (reads the cache; sends nothing). */
   estimate(skill: string): Promise<GateEstimate>;
+  /** Requests from later chats that loaded the skill (region **Cases from your chats**). */
+  candidates(skill: string): Promise<CandidateCase[]>;
+  /** **Add as case**: the request joins evals/evals.json with its provenance; returns the new case's id. */
+  addCandidate(skill: string, key: string): Promise<{ success: true; id: string | number } | { success: false; error: string }>;
+  /** **Dismiss**: the request is dropped and does not come back. */
+  dismissCandidate(skill: string, key: string): Promise<void>;
+  /** **Use the new description** of a kept description trial: SKILL.md's description line, patched as the user. */
+  useDescription(skill: string, description: string): Promise<ToolOutcome>;
 }
 
 // -------------------------------------------------------------------------------------------
@@ -81,7 +94,7 @@ const textDecoder = new TextDecoder();
 
 /** The gate's modules, loaded together on the first use of the gate services (a chunk of their own). */
 async function gateModules() {
-  const [evalCases, checks, effects, verdictStore, estimate, replayCache, cacheKey, gateJob, settings, toolResult, writeContext] = await Promise.all([
+  const [evalCases, checks, effects, verdictStore, estimate, replayCache, cacheKey, gateJob, settings, toolResult, writeContext, modelKey, chatModels] = await Promise.all([
     import('../gate/evalCases'),
     import('../gate/checks'),
     import('../gate/gateEffects'),
@@ -93,15 +106,46 @@ async function gateModules() {
     import('./settings'),
     import('../tools/toolResult'),
     import('../tools/writeContext'),
+    import('../gate/modelKey'),
+    import('./chatModels'),
   ]);
-  return { evalCases, checks, effects, verdictStore, estimate, replayCache, cacheKey, gateJob, settings, toolResult, writeContext };
+  return { evalCases, checks, effects, verdictStore, estimate, replayCache, cacheKey, gateJob, settings, toolResult, writeContext, modelKey, chatModels };
+}
+
+type GateModules = Awaited<ReturnType<typeof gateModules>>;
+
+/** The model a new chat uses now, as "Verify on …" names it; null when none is set up. */
+function chatModelNow(deps: GateServicesDeps, modules: GateModules): GateEvidence['chatModel'] {
+  const app = deps.settings.get('app');
+  const resolved = modules.chatModels.resolveChatModel(app, modules.chatModels.newChatModel(app));
+  return resolved.ok ? { key: modules.modelKey.providerModelKey(resolved.provider), label: resolved.label, choice: resolved.choice } : null;
+}
+
+/** GateServices.evidence: the stored runs of a skill, what is stale, and the verdict of each model. */
+async function evidenceOf(deps: GateServicesDeps, modules: GateModules, skill: string): Promise<GateEvidence> {
+  const { freshness } = modules.verdictStore;
+  const { modelKey, settings: settingsModule } = modules;
+  const skills = await deps.skills();
+  const [latest, history, current] = await Promise.all([skills.verdicts.latest(skill), skills.verdicts.history(skill), skills.gate.currentHashes(skill)]);
+  const provider = settingsModule.gateProvider(deps.settings);
+  const providerId = modules.cacheKey.replayProviderId(provider);
+  const noise = deps.settings.get('gate').noise[settingsModule.gateNoiseKey(provider, providerId)] ?? null;
+  const staleFor = (record: VerdictRecord) => current === null || freshness(record, current) === 'stale';
+  return {
+    latest,
+    history,
+    byModel: modelKey.latestPerModel(history).map((record) => ({ key: modelKey.verdictModelKey(record), record, stale: staleFor(record) })),
+    chatModel: chatModelNow(deps, modules),
+    stale: latest !== null && staleFor(latest),
+    gateModelNow: latest !== null && latest.model.id !== provider.model ? provider.model : null,
+    noise,
+  };
 }
 
 export async function createGateServices(deps: GateServicesDeps): Promise<GateServices> {
   const modules = await gateModules();
   const { evalCases, checks, settings: settingsModule } = modules;
   const { approveSkill } = modules.effects;
-  const { freshness } = modules.verdictStore;
   const { estimateGateRun } = modules.estimate;
   const { RecordStoreReplayCache } = modules.replayCache;
   const { replayProviderId } = modules.cacheKey;
@@ -119,19 +163,17 @@ export async function createGateServices(deps: GateServicesDeps): Promise<GateSe
     return { provider, providerId: replayProviderId(provider) };
   };
 
-  return {
-    async evidence(skill) {
-      const skills = await deps.skills();
-      const [latest, history, current] = await Promise.all([skills.verdicts.latest(skill), skills.verdicts.history(skill), skills.gate.currentHashes(skill)]);
-      const { provider, providerId } = gateNow();
-      const noise = deps.settings.get('gate').noise[settingsModule.gateNoiseKey(provider, providerId)] ?? null;
-      return {
-        latest,
-        history,
-        stale: latest !== null && (current === null || freshness(latest, current) === 'stale'),
-        gateModelNow: latest !== null && latest.model.id !== provider.model ? provider.model : null,
-        noise,
-      };
+  const candidateDeps = () => ({ skills: deps.skills, readCases: services.readCases, saveCases: services.saveCases });
+  const services: GateServices = {
+    evidence: (skill) => evidenceOf(deps, modules, skill),
+    candidates: async (skill) => (await import('./candidateServices')).listCandidates(candidateDeps(), skill),
+    addCandidate: async (skill, key) => (await import('./candidateServices')).addCandidateAsCase(candidateDeps(), skill, key),
+    dismissCandidate: async (skill, key) => (await import('./candidateServices')).dismissCandidate(candidateDeps(), skill, key),
+    async useDescription(skill, description) {
+      const line = /^description:.*$/m.exec((await readText(skill, SKILL_FILE)) ?? '')?.[0];
+      if (!line) return fail(`'${skill}' has no description line in SKILL.md to replace.`);
+      const args = { action: 'patch', name: skill, old_string: line, new_string: `description: ${JSON.stringify(description)}` };
+      return (await deps.tools()).dispatchOutcome('skill_manage', args, createWriteContext('user'));
     },
 
     async approve(skill, recordId) {
@@ -182,4 +224,5 @@ export async function createGateServices(deps: GateServicesDeps): Promise<GateSe
       });
     },
   };
+  return services;
 }

@@ -18,6 +18,9 @@ import type { SkillServices } from './skillServices';
 import { reviewProviderSettings, type KnackSettings } from './appSettings';
 import { modelKeyFor, requestFitsFor } from './chatContexts';
 import type { ModelWindow, TokenCounter } from '../providers/modelWindow';
+import { resolveChatModel } from './chatModels';
+import { reachServicesFor } from './reachServices';
+import type { GateSettings } from '../gate/gateSettings';
 import type { AppServices } from './appServices';
 import { gateNoiseKey, gateProviderSettings, recordGateRun } from './settings';
 
@@ -153,6 +156,18 @@ async function previousVersion(skills: SkillServices, skill: string): Promise<Pr
 }
 
 /**
+ * The provider a job runs on: the saved provider and model it names ("Verify on …", docs/gate.md
+ * "Per-model verdicts") while that model is still offered, else the gate settings' model.
+ */
+function gateJobProvider(app: KnackSettings, gate: GateSettings, job: GateJob): ProviderSettings {
+  if (job.model) {
+    const resolved = resolveChatModel(app, job.model);
+    if (resolved.ok) return resolved.provider;
+  }
+  return gateProviderSettings(app, gate);
+}
+
+/**
  * One gate job (docs/gate.md): the gate provider from this context's settings, the skill's
  * files as stored, the replay cache over the `replays` store; then the record's effects
  * (gate/gateEffects.ts `applyVerdict`) and the per-model noise and automatic-run counters.
@@ -169,10 +184,11 @@ async function runGateInWorker(services: AppServices, job: GateJob, context: Gat
     import('../gate/gateEffects'),
   ]);
   if (context.signal.aborted) return { kind: 'cancelled', pairsDone: 0, pairsTotal: 0 };
-  const providerSettings = gateProviderSettings(appSettings, gateSettings);
+  const providerSettings = gateJobProvider(appSettings, gateSettings, job);
   const providerId = replayProviderId(providerSettings);
   const provider = await (context.options.createProvider ?? defaultProvider)(providerSettings, context.engineAccess);
   const previous = job.previous ?? (await previousVersion(skills, job.skill));
+  const gateWindow = await windowOf(services, appSettings, providerSettings);
   let result;
   try {
     result = await gateJob.runGateJob(
@@ -185,9 +201,10 @@ async function runGateInWorker(services: AppServices, job: GateJob, context: Gat
         memory: context.memory,
         poolSize: poolSizeFor(providerSettings),
         maxTokens: gateSettings.maxTokens,
-        fits: requestFitsFor(await windowOf(services, appSettings, providerSettings), providerSettings.model || 'the gate model'),
+        fits: requestFitsFor(gateWindow, providerSettings.model || 'the gate model'),
         cache: new RecordStoreReplayCache(services.storage.stores.replays),
         regexRunner: context.regexRunner,
+        reach: await reachServicesFor(services, providerSettings, gateWindow.window),
         ...context.options.gateTiming,
       },
       { signal: context.signal, onProgress: context.onProgress },
@@ -202,12 +219,15 @@ async function runGateInWorker(services: AppServices, job: GateJob, context: Gat
   // superseded one is stored too, and the open skill views list it in the history.
   services.changes.publish({ type: 'verdict-changed', name: job.skill });
   const { cost } = applied.record;
+  // Reach requests (docs/gate.md, "Reach") count against the daily cap like replays.
+  const requests = cost.requests + (applied.record.reach?.cost.requests ?? 0);
+  const cacheHits = cost.cacheHits + (applied.record.reach?.cost.cacheHits ?? 0);
   await recordGateRun(services.settings, {
     noiseKey: gateNoiseKey(providerSettings, providerId),
     probed: result.notes.noiseProbe.probed,
     flipped: result.notes.noiseProbe.flipped,
     automatic: job.automatic === true,
-    requests: cost.requests,
+    requests,
     now: new Date(context.options.gateTiming?.clock?.() ?? Date.now()),
   });
   return {
@@ -216,7 +236,7 @@ async function runGateInWorker(services: AppServices, job: GateJob, context: Gat
     applied: applied.status === 'applied',
     superseded: applied.status === 'superseded',
     verdictChanged: applied.status === 'applied' && applied.changed,
-    requests: cost.requests,
-    cacheHits: cost.cacheHits,
+    requests,
+    cacheHits,
   };
 }

@@ -14,6 +14,7 @@ import type { MemoryApprovalMode } from '../memory/memoryTool';
 import { defaultSkillSettings, type SkillSettings } from '../skills/skillEngine';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../gate/gateSettings';
 import { isEvidencePolicy } from '../gate/policy';
+import { newChatModel, resolveChatModel, type ChatModelChoice } from './chatModels';
 import { DEFAULT_SETTINGS, mergeSettings, normalizeSettings, reviewKey, reviewProviderSettings, toolProtocolFor, type KnackSettings } from './appSettings';
 
 export interface MemorySettings {
@@ -120,13 +121,19 @@ export function normalizeGateSettings(stored: unknown): GateSettings {
 }
 
 /**
- * The gate's provider: the gate's own choice when Settings name one, else the review
- * provider. As for the review, an API key goes along only to its own provider's base URL.
+ * The gate's provider: the gate's own choice when Settings name one, else the model the user
+ * chats with (`chat`, or the model a new chat starts with), so a skill written by a hosted
+ * review model is proven on the model that will use it (docs/gate.md, "Per-model verdicts");
+ * the review provider when no chat model resolves. As for the review, an API key goes along
+ * only to its own provider's base URL.
  */
-export function gateProviderSettings(app: KnackSettings, gate: GateSettings): ProviderSettings {
+export function gateProviderSettings(app: KnackSettings, gate: GateSettings, chat?: ChatModelChoice | null): ProviderSettings {
   const review = reviewProviderSettings(app);
   const choice = gate.provider;
-  if (!choice || (!choice.baseUrl.trim() && !choice.model.trim())) return review;
+  if (!choice || (!choice.baseUrl.trim() && !choice.model.trim())) {
+    const resolved = resolveChatModel(app, chat ?? newChatModel(app));
+    return resolved.ok ? resolved.provider : review;
+  }
   const baseUrl = choice.baseUrl.trim() || review.baseUrl;
   const model = choice.model.trim() || review.model;
   const kind = choice.baseUrl.trim() ? 'openai-compatible' : review.kind;

@@ -5,6 +5,7 @@ import {
   defaultCuratorConfig,
   emptyCuratorState,
   planTransitions,
+  oftenCorrected,
   scheduleDecision,
   summarize,
   type CuratorConfig,
@@ -48,7 +49,9 @@ export async function runCurator(
       }
     }
   }
-  return { dryRun, transitions, summary: summarize(transitions, dryRun), startedAt: now.toISOString() };
+  const corrected = oftenCorrected(records);
+  const note = corrected.length ? `; often corrected after use: ${corrected.join(', ')}` : '';
+  return { dryRun, transitions, summary: `${summarize(transitions, dryRun)}${note}`, startedAt: now.toISOString() };
 }
 
 /** Scheduled entry point: never throws; records its state in `stateStore` under "curator". */

@@ -97,3 +97,22 @@ export function summarize(transitions: Transition[], dryRun: boolean): string {
   const body = parts.length ? parts.join(', ') : 'no changes';
   return `${dryRun ? 'dry-run auto: ' : 'auto: '}${body}`;
 }
+
+/** A skill loaded in at least this many chats… */
+export const CORRECTED_MIN_CHATS = 3;
+/** …and corrected after at least this share of them is listed as often corrected. */
+export const CORRECTED_SHARE = 0.3;
+
+/**
+ * Skills the user often corrects after they were used (docs/gate.md, "Use outcomes"): the
+ * curator's report names them, since a skill that keeps leading to corrections needs a look.
+ */
+export function oftenCorrected(records: UsageRecord[]): string[] {
+  return records
+    .filter((record) => {
+      const chats = record.use_outcomes?.chats.length ?? 0;
+      return chats >= CORRECTED_MIN_CHATS && (record.use_outcomes?.corrected ?? 0) / chats >= CORRECTED_SHARE;
+    })
+    .map((record) => record.name)
+    .sort();
+}

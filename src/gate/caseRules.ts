@@ -26,7 +26,7 @@ export interface FieldProblem {
   message: string;
 }
 
-const ORIGINS = ['review', 'user', 'import'];
+const ORIGINS = ['review', 'user', 'import', 'chat'];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -84,12 +84,12 @@ function provenanceProblems(knack: unknown): FieldProblem[] {
   if (knack === undefined) return [];
   if (!isRecord(knack)) return [{ field: 'knack', message: 'knack must be an object such as {"origin": "user"}.' }];
   if (knack.origin !== undefined && !ORIGINS.includes(knack.origin as string)) {
-    return [{ field: 'knack.origin', message: 'origin must be "review", "user" or "import".' }];
+    return [{ field: 'knack.origin', message: 'origin must be "review", "user", "import" or "chat".' }];
   }
   if (knack.source !== undefined && typeof knack.source !== 'boolean') {
     return [{ field: 'knack.source', message: 'source must be true or false.' }];
   }
-  for (const key of ['session_id', 'run_id', 'created_at']) {
+  for (const key of ['session_id', 'session_title', 'run_id', 'created_at']) {
     if (knack[key] !== undefined && typeof knack[key] !== 'string') return [{ field: `knack.${key}`, message: `${key} must be a string.` }];
   }
   return [];
@@ -119,6 +119,9 @@ export function caseFieldProblems(item: unknown): FieldProblem[] {
   problems.push(...listProblems(item.messages, 'messages', messageProblems));
   problems.push(...checksProblems(item.checks));
   problems.push(...provenanceProblems(item.knack));
+  if (item.should_trigger !== undefined && typeof item.should_trigger !== 'boolean') {
+    problems.push({ field: 'should_trigger', message: 'should_trigger must be true or false (false: a near miss the skill must not be loaded for).' });
+  }
   return problems;
 }
 

@@ -190,6 +190,17 @@ function measured(evidence: Evidence, policy: PolicyThresholds, numbers: Numbers
       const reason = `Staged: the gain is too thin overall (all cases \u2191${pooled.up} \u2193${pooled.down}, p = ${formatP(pooled.p)}; need ≤ ${formatP(policy.maxPooledP)}). Each additional improved case halves p.`;
       return stagedUnproven('weak_overall', reason, numbers);
     }
+    const independent = evidence.independentHoldout ?? 0;
+    if (independent < (policy.minIndependentHoldout ?? 0)) {
+      const need = plural(policy.minIndependentHoldout ?? 0, 'held-out case', 'held-out cases');
+      const reason = `Staged: held-out cases improved (${counts(holdout)}), but this evidence policy needs ${need} from your own later chats (${independent} measured). Add one from Cases from your chats.`;
+      return stagedUnproven('thin_holdout', reason, numbers);
+    }
+    const moves = evidence.independentMoves;
+    if (independent > 0 && moves && moves.up <= moves.down) {
+      const reason = `Staged: held-out cases improved (${counts(holdout)}), but the ${plural(independent, 'held-out case', 'held-out cases')} from your own later chats did not improve (\u2191${moves.up} \u2193${moves.down}): the skill may fit the cases it was written from. Unproven, not rejected: you can approve it.`;
+      return stagedUnproven('dev_only', reason, numbers);
+    }
     const reason = `Promoted: held-out cases improved (${counts(holdout)}, mean ${signedMean(holdout)}, p = ${formatP(holdout.p)}); development cases ${signedMean(dev)} (\u2191${dev.up} \u2193${dev.down}).`;
     return promoted(reason, numbers);
   }

@@ -272,6 +272,9 @@ export async function scorableCases(file: EvalsFile, readFile: ReadCaseFile): Pr
       continue;
     }
     seenIds.set(idKey, index);
+    // A near miss measures reach only (reach.ts): replaying it with the skill forced in would
+    // measure a load the skill must not get.
+    if (item.should_trigger === false) continue;
     const checks = usableChecks(item);
     if (typeof checks === 'string') {
       exclude(checks);
@@ -283,6 +286,7 @@ export async function scorableCases(file: EvalsFile, readFile: ReadCaseFile): Pr
       continue;
     }
     const scorable: ScorableCase = { id: item.id, prompt: item.prompt, messages: validMessages(item), files, checks: checks.checks, source: item.knack?.source === true };
+    if (item.knack?.origin === 'chat') scorable.independent = true;
     if (checks.ignored.length > 0) scorable.ignoredChecks = checks.ignored;
     cases.push(scorable);
   }

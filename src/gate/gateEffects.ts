@@ -1,6 +1,7 @@
 import { commitSkillChange, type LifecycleFailure, type SkillChange } from '../skills/skillLifecycle';
 import type { SkillEngine } from '../skills/skillEngine';
 import type { LedgerEntry } from '../skills/ledger';
+import { verdictModelKey } from './modelKey';
 import type { VerdictRecord } from './types';
 import { freshness, settleRun, type MeasuredHashes, type VerdictStore } from './verdictStore';
 
@@ -65,7 +66,7 @@ export async function applyVerdict(record: VerdictRecord, deps: GateEffectDeps):
             },
           }
         : {}),
-      usage: [{ op: 'applyVerdict', name: record.skill, verification: word, verdictId: settled.id }],
+      usage: [{ op: 'applyVerdict', name: record.skill, verification: word, verdictId: settled.id, modelKey: verdictModelKey(settled) }],
       result: { record: settled, changed },
     };
   });

@@ -15,7 +15,11 @@ import { parseEvalsFile, type ReadCaseFile } from './evalCases';
 import { runGate, type GateBudget, type GateRunResult } from './gateRun';
 import type { ParamMemory, Sleep } from './replayArm';
 import type { ReplayCache } from './replayCache';
-import type { EvidencePolicy, GateProgress } from './types';
+import type { EvidencePolicy, GateProgress, ReachRecord, VerdictRecord } from './types';
+import { measureReach, reachCasesOf, reachIsLow, reachNote } from './reach';
+import { proposeDescription, proposerMessages, runDescriptionTrial, type DescriptionTrial } from './descriptionTrial';
+import type { FirstChatRequestBuilder } from './reachRequest';
+import { gateParams } from './replayRequest';
 import { DEFAULT_POLICY } from './policy';
 import { casesHashOf, skillHashOf, withSupersession } from './verdictRecord';
 import type { PreviousVersion } from './vsPrevious';
@@ -39,6 +43,11 @@ export interface GateJob {
   budget?: GateBudget;
   /** The version before the last patch, for the free comparison. */
   previous?: PreviousVersion;
+  /**
+   * Verify on this saved provider and model (the chat's, "Verify on …" in the skill view)
+   * instead of the gate settings' model (docs/gate.md, "Per-model verdicts").
+   */
+  model?: { providerId: string; model: string };
 }
 
 export interface GateJobServices {
@@ -58,6 +67,17 @@ export interface GateJobServices {
   sleep?: Sleep;
   clock?: () => number;
   random?: () => number;
+  /** Measure reach too (docs/gate.md, "Reach"); absent: replays only. */
+  reach?: ReachServices;
+}
+
+export interface ReachServices {
+  /** The one builder of first-chat-shaped requests (reachRequest.ts). */
+  buildRequest: FirstChatRequestBuilder;
+  /** The gate model's key: the index in each request is labelled for it. */
+  modelKey: string;
+  /** The router's pick for a prompt, to measure its reach beside the model's. */
+  route?: (prompt: string) => string | null;
 }
 
 const decoder = new TextDecoder();
@@ -107,6 +127,86 @@ export async function runGateJob(
     { cache: services.cache, regexRunner: services.regexRunner, sleep: services.sleep },
   );
   if (result.kind !== 'done') return result;
+  let record = result.record;
+  // A run that measured nothing (too few cases, the provider not answering) measures no reach either.
+  if (services.reach && before.evals !== null && record.verdict.sub !== 'not_measured') {
+    const reach = await reachOf(job, services, services.reach, before.markdown, before.evals, options.signal);
+    if (reach === 'cancelled') return { kind: 'cancelled', pairsDone: record.cases.length, pairsTotal: record.cases.length };
+    if (reach) record = withReach(record, reach);
+    if (reach && reachIsLow(reach)) {
+      const trial = await trialOf(job, services, services.reach, before.markdown, before.evals, options.signal);
+      if (trial === 'cancelled') return { kind: 'cancelled', pairsDone: record.cases.length, pairsTotal: record.cases.length };
+      if (trial) record = { ...record, descriptionTrial: trial };
+    }
+  }
   const after = await currentHashes(services, job.skill);
-  return { ...result, record: withSupersession(result.record, after) };
+  return { ...result, record: withSupersession(record, after), verdict: record.verdict };
+}
+
+/** The name the index shows for the skill (its frontmatter name), when it has one. */
+function frontmatterName(markdown: string): string | null {
+  const block = /^---\r?\n([\s\S]*?)\r?\n---/.exec(markdown)?.[1] ?? '';
+  return /^name:\s*["']?([^"'\r\n]+?)["']?\s*$/m.exec(block)?.[1] ?? null;
+}
+
+/** Reach on the skill's cases after its replays; null when the cases file has none to measure. */
+async function reachOf(job: GateJob, services: GateJobServices, reach: ReachServices, markdown: string, evals: string, signal?: AbortSignal): Promise<ReachRecord | null | 'cancelled'> {
+  const parsed = parseEvalsFile(evals);
+  if (!parsed.ok) return null;
+  const cases = reachCasesOf(parsed.file);
+  if (cases.length === 0) return null;
+  const names = [job.skill, frontmatterName(markdown)].filter((name): name is string => !!name);
+  try {
+    return await measureReach({
+      names,
+      cases,
+      provider: services.provider,
+      providerId: services.providerId,
+      modelKey: reach.modelKey,
+      params: services.memory.apply(services.providerId, services.provider.model, gateParams(services.maxTokens)),
+      buildRequest: reach.buildRequest,
+      cache: services.cache,
+      useCache: job.useCache,
+      route: reach.route,
+      signal,
+    });
+  } catch (error) {
+    if (signal?.aborted) return 'cancelled';
+    throw error;
+  }
+}
+
+/** The frontmatter description (one line), or null. */
+function frontmatterDescription(markdown: string): string | null {
+  const block = /^---\r?\n([\s\S]*?)\r?\n---/.exec(markdown)?.[1] ?? '';
+  return /^description:\s*["']?([^\r\n]*?)["']?\s*$/m.exec(block)?.[1] ?? null;
+}
+
+/** The description trial when reach is low (docs/gate.md, "Description trial"); null when none ran. */
+async function trialOf(job: GateJob, services: GateJobServices, reach: ReachServices, markdown: string, evals: string, signal?: AbortSignal): Promise<DescriptionTrial | null | 'cancelled'> {
+  const parsed = parseEvalsFile(evals);
+  const description = frontmatterDescription(markdown);
+  if (!parsed.ok || !description) return null;
+  const params = services.memory.apply(services.providerId, services.provider.model, gateParams(services.maxTokens));
+  const indexName = frontmatterName(markdown) ?? job.skill;
+  try {
+    return await runDescriptionTrial({
+      reach: { names: [job.skill, indexName], provider: services.provider, providerId: services.providerId, modelKey: reach.modelKey, params, buildRequest: reach.buildRequest, cache: services.cache, useCache: job.useCache, signal },
+      indexName,
+      description,
+      cases: reachCasesOf(parsed.file),
+      propose: (train) =>
+        proposeDescription({ provider: services.provider, providerId: services.providerId, params, cache: services.cache, signal }, proposerMessages({ name: indexName, description, markdown }, train)),
+    });
+  } catch (error) {
+    if (signal?.aborted) return 'cancelled';
+    throw error;
+  }
+}
+
+/** The record with its reach, and the reason saying so when the skill helps but is not reached. */
+function withReach(record: VerdictRecord, reach: ReachRecord): VerdictRecord {
+  const note = reachNote(record.verdict, reach);
+  const verdict = note ? { ...record.verdict, reason: `${record.verdict.reason} ${note}` } : record.verdict;
+  return { ...record, reach, verdict };
 }

@@ -21,9 +21,22 @@ export function labelInputOf(label: UsageLabel | undefined): LabelInput {
   return { verdict: verdictOf(label.verification), fresh: label.stale !== true, approvedBy: label.approvedBy ?? null };
 }
 
-/** The label of a skill with this usage label; null = withheld from the index. */
-export function usageIndexLabel(label: UsageLabel | undefined): IndexLabel {
-  return verdictLabel(labelInputOf(label));
+/**
+ * What `verdictLabel` reads for a chat on `model` (a model key, gate/modelKey.ts): that model's
+ * own verdict, and "never run" when it has none — a verdict measured on another model says
+ * nothing about this one (docs/gate.md, "Per-model verdicts"). Without a model, or for a
+ * record that kept no per-model verdicts, the newest verdict of any model.
+ */
+export function labelInputFor(label: UsageLabel | undefined, model?: string): LabelInput {
+  if (model === undefined || !label?.models) return labelInputOf(label);
+  const entry = label.models[model];
+  if (!entry) return { verdict: null, fresh: true, approvedBy: null };
+  return { verdict: verdictOf(entry.verification), fresh: entry.stale !== true, approvedBy: entry.approvedBy ?? null };
+}
+
+/** The label of a skill with this usage label (for a chat on `model`); null = withheld from the index. */
+export function usageIndexLabel(label: UsageLabel | undefined, model?: string): IndexLabel {
+  return verdictLabel(labelInputFor(label, model));
 }
 
 /** The label function the skill index takes (`new SkillIndex(catalog, loadLabels, indexLabel)`). */

@@ -86,9 +86,10 @@ function applyCaseCap(dev: SplitCase[], holdout: SplitCase[], maxCases: number):
  *
  * 1. Duplicates (same normalised prompt, messages and files-by-hash as an earlier case) are
  *    excluded with "duplicate of case {id}": they are not independent evidence.
- * 2. The rest are sorted by key; the first `holdoutSize(n)` go to holdout, except cases marked
- *    `source` (the literal teaching prompt: testing it measures memorisation), which stay in dev
- *    while the next case in key order takes their place.
+ * 2. The rest are sorted by key; `holdoutSize(n)` of them go to holdout: independent cases
+ *    (requests from the user's later chats, docs/gate.md "Independent cases") first, then the
+ *    others, each group in key order. Cases marked `source` (the literal teaching prompt:
+ *    testing it measures memorisation) stay in dev while the next case takes their place.
  * 3. The cost cap keeps the run to `maxCases`; the cases left out are listed in `notRun`.
  *
  * `excluded` holds duplicates only; reasons found while parsing are the caller's to add.
@@ -111,15 +112,16 @@ export async function splitCases(cases: ScorableCase[], ratio = DEFAULT_HOLDOUT_
   unique.sort(byKey);
 
   let holdoutLeft = holdoutSize(unique.length, ratio);
-  const dev: SplitCase[] = [];
-  const holdout: SplitCase[] = [];
-  for (const testCase of unique) {
-    if (holdoutLeft > 0 && !testCase.source) {
-      holdout.push({ ...testCase, side: 'holdout' });
-      holdoutLeft--;
-    } else {
-      dev.push(testCase);
-    }
+  const held = new Set<SplitCase>();
+  // Independent cases first (requests from later chats: the author could not fit them), then
+  // the rest, each group in key order.
+  for (const testCase of [...unique.filter((c) => c.independent), ...unique.filter((c) => !c.independent)]) {
+    if (holdoutLeft === 0) break;
+    if (testCase.source) continue;
+    held.add(testCase);
+    holdoutLeft--;
   }
+  const dev = unique.filter((testCase) => !held.has(testCase));
+  const holdout = unique.filter((testCase) => held.has(testCase)).map((testCase): SplitCase => ({ ...testCase, side: 'holdout' }));
   return { ...applyCaseCap(dev, holdout, maxCases), excluded };
 }

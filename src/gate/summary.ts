@@ -223,5 +223,16 @@ export function buildEvidence(facts: RunFacts): Evidence {
     ...summarizeRun(results),
     devAllFailBoth: devMeasured.length > 0 && devMeasured.every((result) => passedOf(result.base) === 0 && passedOf(result.skill) === 0),
     splitRatio: facts.splitRatio,
+    ...independentHeldOut(split, results),
+  };
+}
+
+/** Measured held-out cases that came from the user's later chats, and how they moved (docs/gate.md, "Independent cases"). */
+function independentHeldOut(split: Split | undefined, results: CaseResult[]): Pick<Evidence, 'independentHoldout' | 'independentMoves'> {
+  const independent = new Set((split?.holdout ?? []).filter((testCase) => testCase.independent).map((testCase) => String(testCase.id)));
+  const measured = results.filter((result) => result.side === 'holdout' && independent.has(String(result.id)) && isMeasured(result));
+  return {
+    independentHoldout: measured.length,
+    independentMoves: { up: measured.filter((result) => caseOutcome(result) === 'up').length, down: measured.filter((result) => caseOutcome(result) === 'down').length },
   };
 }

@@ -1,3 +1,5 @@
+import type { DescriptionTrial, ReachRecord } from './reachTypes';
+
 /**
  * The verification gate's shared vocabulary (docs/gate.md). Plain data only: every module of
  * src/gate/ speaks these types, and nothing here computes anything.
@@ -36,10 +38,18 @@ export interface CaseMessage {
 
 /** Provenance Knack adds to a case; missing = imported. */
 export interface CaseProvenance {
-  origin: 'review' | 'user' | 'import';
+  /**
+   * `chat`: the user's own request in a later chat (not the one that taught the skill), added
+   * from **Cases from your chats** — independent of the skill's author (docs/gate.md,
+   * "Independent cases").
+   */
+  origin: 'review' | 'user' | 'import' | 'chat';
   /** The literal prompt of the teaching conversation: always kept in dev. */
   source?: boolean;
+  /** The chat the case came from. */
   session_id?: string;
+  /** That chat's title when the case was added. */
+  session_title?: string;
   run_id?: string;
   created_at?: string;
 }
@@ -55,6 +65,11 @@ export interface EvalCase {
   messages?: CaseMessage[];
   checks?: Check[];
   knack?: CaseProvenance;
+  /**
+   * false: a near miss the skill must not be loaded for (docs/gate-cases.md). It measures reach
+   * only (a load there is a false trigger) and is never replayed. Absent or true: a trigger case.
+   */
+  should_trigger?: boolean;
   /** Unknown fields are kept as they were. */
   [field: string]: unknown;
 }
@@ -74,6 +89,8 @@ export interface ScorableCase {
   files: { path: string; text: string; sha256: string }[];
   checks: Check[];
   source: boolean;
+  /** A request from a later chat (`knack.origin: "chat"`): held out first (split.ts). */
+  independent?: boolean;
   /**
    * Malformed checks left out of `checks` (and so of k), each as "checks[i].field: why";
    * absent when every check was kept. A case whose checks are all malformed is excluded instead.
@@ -184,6 +201,11 @@ export interface PolicyThresholds {
   maxPooledP: number;
   /** strict: baseline replayed twice uncached; disagreeing cases count as ties. */
   stabilityReplay: boolean;
+  /**
+   * Measured held-out cases from the user's later chats a promotion needs (strict: 1; absent
+   * or 0: none). Cases the skill's author wrote can be fitted; the user's own cannot.
+   */
+  minIndependentHoldout?: number;
 }
 
 /** Everything decide() reads. Counts of cases are after exclusion. */
@@ -212,6 +234,10 @@ export interface Evidence {
   devAllFailBoth: boolean;
   /** Holdout ratio the split used (default 0.25); the "add N cases" advice is computed with it. */
   splitRatio?: number;
+  /** Measured held-out cases that came from the user's later chats (`knack.origin: "chat"`). */
+  independentHoldout?: number;
+  /** How those cases moved: improved and worse with the skill. */
+  independentMoves?: { up: number; down: number };
 }
 
 export type VerdictWord = 'promoted' | 'staged' | 'rejected';
@@ -251,6 +277,8 @@ export type IndexLabel = '[verified]' | '[unverified]' | '[approved]' | null;
 export interface CaseRef {
   id: string | number;
   key: string;
+  /** A request from a later chat (docs/gate.md, "Independent cases"). */
+  independent?: true;
 }
 
 /** The model and the parameters a run actually sent (after any retry without a rejected one). */
@@ -296,6 +324,11 @@ export interface VerdictRecord {
   protocol: 'gate.v1';
   policy: EvidencePolicy;
   model: GateModelUsed;
+  /**
+   * `model` as a key (gate/modelKey.ts): the verdict belongs to this model (docs/gate.md,
+   * "Per-model verdicts"). Records stored before it existed got it from the storage migration.
+   */
+  modelKey?: string;
   /** 'memory' when the opt-in replay with the frozen memory snapshot was used. */
   context: 'isolated' | 'memory';
   verdict: Verdict;
@@ -310,8 +343,14 @@ export interface VerdictRecord {
   status: 'applied' | 'superseded';
   /** Set when the user approved a staged skill (label [approved], never [verified]). */
   approvedBy?: 'user';
+  /** Whether the model chooses the skill (docs/gate.md, "Reach"); absent when not measured. */
+  reach?: ReachRecord;
+  /** A new description tried because reach was low (docs/gate.md, "Description trial"). */
+  descriptionTrial?: DescriptionTrial;
   checkDiagnostics: CheckDiagnostic[];
 }
+
+export type { FirstAction, ReachCaseResult, ReachRecord } from './reachTypes';
 
 /** Progress of a run in flight, as the worker reports it to the UI. */
 export interface GateProgress {

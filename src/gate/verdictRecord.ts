@@ -7,6 +7,7 @@
  */
 import { sha256Hex } from '../skills/ledger';
 import { canonicalJson } from './canonicalJson';
+import { modelKeyOf } from './modelKey';
 import type { RecordedParams } from './replayArm';
 import type { RunMeter } from './gatePair';
 import type { CaseRef, CaseResult, CheckDiagnostic, EvidencePolicy, ExcludedCase, EvalsFile, Split, SplitCase, Verdict, VerdictRecord } from './types';
@@ -56,7 +57,7 @@ export function withSupersession(record: VerdictRecord, current: MeasuredHashes)
   return { ...record, status: isSuperseded(record, current) ? 'superseded' : 'applied' };
 }
 
-const refOf = (testCase: SplitCase): CaseRef => ({ id: testCase.id, key: testCase.key });
+const refOf = (testCase: SplitCase): CaseRef => ({ id: testCase.id, key: testCase.key, ...(testCase.independent ? { independent: true as const } : {}) });
 
 export interface RecordParts {
   id: string;
@@ -91,6 +92,7 @@ export function buildVerdictRecord(parts: RecordParts): VerdictRecord {
     protocol: GATE_PROTOCOL,
     policy: parts.policy,
     model: { provider: parts.provider, id: parts.modelId, params: { ...parts.params } },
+    modelKey: modelKeyOf({ provider: parts.provider, id: parts.modelId }),
     context: 'isolated',
     verdict: parts.verdict,
     startedAt: new Date(parts.startedAt).toISOString(),

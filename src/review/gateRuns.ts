@@ -136,12 +136,12 @@ export class GateRuns {
   }
 
   /** A run now (the Verify button, or a trigger that passed its rules); the running one if any. */
-  verify(skill: string, options: { useCache?: boolean; trigger?: GateTrigger } = {}): Promise<GateActivity> {
+  verify(skill: string, options: { useCache?: boolean; trigger?: GateTrigger; model?: GateJob['model'] } = {}): Promise<GateActivity> {
     const running = this.#runs.get(skill);
     if (running) return running.done;
     this.#dropPending(skill);
     const trigger = options.trigger ?? (options.useCache === false ? 'manual-no-cache' : 'manual');
-    return this.#start(skill, trigger, { useCache: options.useCache }).done;
+    return this.#start(skill, trigger, { useCache: options.useCache, ...(options.model ? { model: options.model } : {}) }).done;
   }
 
   isVerifying(skill: string): boolean {
@@ -346,7 +346,7 @@ export class GateRuns {
     }
   }
 
-  #start(skill: string, trigger: GateTrigger, options: Pick<GateJob, 'useCache' | 'budget'>): Run {
+  #start(skill: string, trigger: GateTrigger, options: Pick<GateJob, 'useCache' | 'budget' | 'model'>): Run {
     const base: GateRunBase = { id: crypto.randomUUID(), skill, trigger, startedAt: this.deps.now() };
     let settle!: (activity: GateActivity) => void;
     const run: Run = { base, runId: base.id, done: new Promise((resolve) => (settle = resolve)), settle: () => undefined, settled: false, progress: null };

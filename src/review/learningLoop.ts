@@ -21,7 +21,7 @@ import type { GateSettings } from '../gate/gateSettings';
 import type { GateProgress } from '../gate/types';
 import type { StorageChange } from '../storage/changes';
 import type { SettingChange } from '../storage/settingsService';
-import { curatorActivity, reviewActivity, reviewTrigger, type ActivityRecord, type CuratorActivity, type CuratorMode, type GateActivity, type GateTrigger } from './activity';
+import { curatorActivity, reviewActivity, reviewTrigger, type ActivityRecord, type CuratorActivity, type CuratorMode, type GateActivity } from './activity';
 import { GateRuns, type GateBackend, type PermissionRequest, type Timers } from './gateRuns';
 import { stagedAny } from './reviewRun';
 import { reviewTranscript } from './reviewTranscript';
@@ -194,7 +194,7 @@ export class LearningLoop {
   }
 
   /** A gate run of the skill now (Verify); while one runs, that one (see gateRuns.ts). */
-  verify(skill: string, options: { useCache?: boolean; trigger?: GateTrigger } = {}): Promise<GateActivity> {
+  verify(skill: string, options: Parameters<GateRuns['verify']>[1] = {}): Promise<GateActivity> {
     return this.#gate.verify(skill, options);
   }
 

@@ -14,7 +14,7 @@ export type UsageEffect =
   | { op: 'setState'; name: string; state: UsageRecord['state'] }
   | { op: 'setPinned'; name: string; pinned: boolean }
   /** A gate run applied to the skill (gate/gateEffects.ts). */
-  | { op: 'applyVerdict'; name: string; verification: UsageRecord['verification']; verdictId: string }
+  | { op: 'applyVerdict'; name: string; verification: UsageRecord['verification']; verdictId: string; modelKey?: string }
   /** The user approved the staged verdict `verdictId`. */
   | { op: 'approveVerdict'; name: string; verdictId: string }
   /** The verdict stopped (or, bytes back to the measured ones, resumed) describing the skill. */
@@ -78,7 +78,7 @@ async function applyUsageEffects(effects: UsageEffect[], usage: UsageStore): Pro
         await usage.setPinned(effect.name, effect.pinned);
         break;
       case 'applyVerdict':
-        await usage.applyVerdict(effect.name, effect.verification, effect.verdictId);
+        await usage.applyVerdict(effect.name, effect.verification, effect.verdictId, effect.modelKey);
         break;
       case 'approveVerdict':
         await usage.approveVerdict(effect.name, effect.verdictId);

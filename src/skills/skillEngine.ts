@@ -5,6 +5,7 @@ import type { Ledger } from './ledger';
 import type { PendingStore } from '../tools/pendingWrites';
 import type { ChangeCommitter } from './fileChanges';
 import type { WriteOrigin } from '../tools/writeContext';
+import type { RouterMode } from './skillRouter';
 
 /**
  * Everything the skill tools need, passed in once. The app builds it on OPFS/IndexedDB
@@ -21,6 +22,8 @@ export interface SkillSettings {
   platform: string | null;
   /** Token budget of the skill index in the system prompt (~4 characters a token). */
   indexTokenBudget: number;
+  /** The skill router (skillRouter.ts): `auto` = on for small windows and the text tool protocol. */
+  router?: RouterMode;
 }
 
 export const defaultSkillSettings: SkillSettings = {
@@ -29,6 +32,7 @@ export const defaultSkillSettings: SkillSettings = {
   disabled: [],
   platform: null,
   indexTokenBudget: 2500,
+  router: 'auto',
 };
 
 export type SkillChange = { skill: string; action: string; dir: string };

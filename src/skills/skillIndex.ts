@@ -18,7 +18,7 @@ export type SkillLabel = UsageLabel;
  * from the index. The gate owns the words (gate/indexLabel.ts); the index only places them.
  * `label` is undefined for a skill whose usage label is the default (unverified, active).
  */
-export type SkillLabelFunction = (label: SkillLabel | undefined) => string | null;
+export type SkillLabelFunction = (label: SkillLabel | undefined, model?: string) => string | null;
 
 /** Until the gate's function is injected, every skill is offered and none claims a verdict. */
 export const neutralLabel: SkillLabelFunction = () => '[unverified]';
@@ -36,6 +36,11 @@ export interface IndexOptions {
   compactHeader?: boolean;
   /** Category descriptions (from `DESCRIPTION.md`), shown on the category line. */
   categoryDescriptions?: Map<string, string>;
+  /**
+   * The model key of the chat the index is for (gate/modelKey.ts): labels are that model's
+   * verdicts (docs/gate.md, "Per-model verdicts"). Absent: the newest verdict of any model.
+   */
+  model?: string;
 }
 
 /**
@@ -69,8 +74,8 @@ export function cutDescription(description: string): string {
  * The text after a line's description: the injected verification label, then `[stale]` for a
  * skill the curator marked unused (still indexed, docs/learning-loop.md). null: the skill is withheld.
  */
-function suffixFor(label: SkillLabel | undefined, labelText: SkillLabelFunction): string | null {
-  const verification = labelText(label);
+function suffixFor(label: SkillLabel | undefined, labelText: SkillLabelFunction, model?: string): string | null {
+  const verification = labelText(label, model);
   if (verification === null) return null;
   return `${verification ? ` ${verification}` : ''}${label?.state === 'stale' ? ' [stale]' : ''}`;
 }
@@ -190,7 +195,7 @@ function offeredFromSorted(sorted: CatalogEntry[], labels: Map<string, SkillLabe
     const key = `${entry.category ?? ''}\u0000${indexNameOf(entry)}`;
     if (seen.has(key)) continue;
     const label = labels.get(entry.name);
-    if (label?.state === 'archived' || suffixFor(label, options.label ?? neutralLabel) === null) continue;
+    if (label?.state === 'archived' || suffixFor(label, options.label ?? neutralLabel, options.model) === null) continue;
     if (!matchesPlatform(entry.platforms, options.platform) || isDisabled(entry, options.disabled)) continue;
     if (!conditionsMet(entry, options.available)) continue;
     // A skill with no description (a plain-Markdown SKILL.md kept by a lenient import) gives
@@ -232,7 +237,7 @@ function renderSortedIndex(sorted: CatalogEntry[], labels: Map<string, SkillLabe
   const labelText = options.label ?? neutralLabel;
   const descriptions = options.categoryDescriptions ?? new Map<string, string>();
   // Offered skills all have a suffix (a withheld one is not offered).
-  const suffixOf = (entry: CatalogEntry) => suffixFor(labels.get(entry.name), labelText) ?? '';
+  const suffixOf = (entry: CatalogEntry) => suffixFor(labels.get(entry.name), labelText, options.model) ?? '';
   const lineOf = (entry: CatalogEntry) => `    - ${indexNameOf(entry)}: ${shownDescription(entry)}${suffixOf(entry)}`;
   const header = options.compactHeader ? SHORT_HEADER : HEADER;
   const layout = layOut(offered, budgetChars, options.firstUserMessage ?? '', header, {
@@ -461,6 +466,7 @@ export class SkillIndex {
       options.available ? [[...options.available.tools].sort(), [...options.available.toolsets].sort()] : null,
       options.tokenBudget,
       options.firstUserMessage ?? '',
+      options.model ?? null,
     ]);
     const hit = this.cache.get(key);
     if (hit !== undefined) return hit;

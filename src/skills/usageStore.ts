@@ -1,6 +1,18 @@
 import type { RecordStore } from '../storage/recordStore';
 import type { ForgedToolState } from './forgedToolState';
 import { createdByFor, type CreatedBy, type UsageSource } from '../tools/writeContext';
+import { emptyOutcomes, type CandidateCase, type UseOutcomes } from './candidateCases';
+import {
+  approveModelVerdict,
+  markModelVerdictsStale,
+  modelLabelsOf,
+  sameModelLabels,
+  setModelVerdict,
+  setModelVerdictStale,
+  type ModelLabel,
+  type ModelVerdicts,
+  type Verification,
+} from './modelVerdicts';
 
 /**
  * Per-skill usage record (Hermes' `.usage.json` entry, one IndexedDB record per skill).
@@ -9,7 +21,7 @@ import { createdByFor, type CreatedBy, type UsageSource } from '../tools/writeCo
  * the table in tools/writeContext.ts (docs/write-origins.md).
  */
 export type SkillState = 'active' | 'stale' | 'archived';
-export type Verification = 'unmeasured' | 'staged' | 'promoted' | 'rejected';
+export type { Verification };
 
 export interface UsageRecord {
   name: string;
@@ -40,6 +52,17 @@ export interface UsageRecord {
   approved_by: 'user' | null;
   /** The skill's forged tools: proof, switch and runs, by tool name (skills/forgedToolState.ts). Absent = none proven yet. */
   tools?: Record<string, ForgedToolState>;
+  /**
+   * The newest verdict of each model it was measured on, by model key (gate/modelKey.ts): the
+   * index of a chat labels by its own model's entry (docs/gate.md, "Per-model verdicts").
+   */
+  model_verdicts: ModelVerdicts;
+  /** Requests from later chats that loaded the skill, waiting to be added or dismissed (candidateCases.ts). */
+  candidate_cases: CandidateCase[];
+  /** Keys of dismissed candidates (candidateCases.ts `candidateKey`). */
+  dismissed_candidates: string[];
+  /** The chats that loaded it and what the user did next (candidateCases.ts). */
+  use_outcomes: UseOutcomes;
 }
 
 /**
@@ -54,6 +77,8 @@ export interface UsageLabel {
   stale?: true;
   /** Present only when the user approved the staged verdict. */
   approvedBy?: 'user';
+  /** Per model key, that model's verdict; absent when no run recorded its model. */
+  models?: Record<string, ModelLabel>;
 }
 
 /**
@@ -79,18 +104,24 @@ function labelOf(record: UsageRecord | null | undefined): UsageLabel | null {
   // Staged and unmeasured both show as [unverified] unless approved; promoted, rejected, an
   // approval and any state but active can change what the index shows.
   const approved = record.approved_by === 'user';
-  const shown = record.verification === 'promoted' || record.verification === 'rejected' || approved || record.state !== 'active';
+  const models = modelLabelsOf(record);
+  const shown = record.verification === 'promoted' || record.verification === 'rejected' || approved || record.state !== 'active' || models !== undefined;
   if (!shown) return null;
   return {
     verification: record.verification,
     state: record.state,
     ...(record.verification_stale ? { stale: true as const } : {}),
     ...(approved ? { approvedBy: 'user' as const } : {}),
+    ...(models ? { models } : {}),
   };
 }
 
 const sameLabel = (a: UsageLabel | null, b: UsageLabel | null) =>
-  a?.verification === b?.verification && a?.state === b?.state && a?.stale === b?.stale && a?.approvedBy === b?.approvedBy;
+  a?.verification === b?.verification &&
+  a?.state === b?.state &&
+  a?.stale === b?.stale &&
+  a?.approvedBy === b?.approvedBy &&
+  sameModelLabels(a?.models, b?.models);
 
 export type Clock = () => Date;
 export const systemClock: Clock = () => new Date();
@@ -114,20 +145,14 @@ export function emptyUsageRecord(name: string): UsageRecord {
     verification_stale: false,
     verdict_id: null,
     approved_by: null,
+    model_verdicts: {},
+    candidate_cases: [],
+    dismissed_candidates: [],
+    use_outcomes: emptyOutcomes(),
   };
 }
 
-/** Newest of used/viewed/patched; creation does not count as activity (Hermes rule). */
-export function lastActivityAt(record: UsageRecord): string | null {
-  const stamps = [record.last_used_at, record.last_viewed_at, record.last_patched_at].filter(
-    (stamp): stamp is string => stamp !== null,
-  );
-  return stamps.length ? stamps.sort().at(-1)! : null;
-}
-
-export function activityCount(record: UsageRecord): number {
-  return record.use_count + record.view_count + record.patch_count;
-}
+export { activityCount, lastActivityAt } from './usageActivity';
 
 /** What creating (or importing, or learning) a skill does to its usage record. */
 function markCreated(record: UsageRecord, now: string, source: UsageRecord['source']): void {
@@ -142,8 +167,10 @@ function markCreated(record: UsageRecord, now: string, source: UsageRecord['sour
     record.verification = 'staged';
     record.verdict_id = null;
     record.verification_stale = false;
+    record.model_verdicts = {};
   } else if (record.verdict_id !== null) {
     record.verification_stale = true;
+    markModelVerdictsStale(record);
   }
   record.approved_by = null;
 }
@@ -287,7 +314,10 @@ export class UsageStore {
       record.last_patched_at = now;
       // An edited skill's earlier verdict no longer describes it (docs/gate.md, "Effects"): the
       // word stays as the record of what was measured, the label falls back to [unverified].
-      if (record.verdict_id !== null) record.verification_stale = true;
+      if (record.verdict_id !== null) {
+        record.verification_stale = true;
+        markModelVerdictsStale(record);
+      }
     });
   }
 
@@ -312,14 +342,16 @@ export class UsageStore {
 
   /**
    * Applies a gate run (gate/gateEffects.ts): its verdict word, its id, fresh again, and any
-   * earlier approval gone (an approval is of one verdict).
+   * earlier approval gone (an approval is of one verdict). With the run's model key, it is
+   * also that model's verdict (other models keep theirs).
    */
-  applyVerdict(name: string, verification: Verification, verdictId: string): Promise<UsageRecord | null> {
+  applyVerdict(name: string, verification: Verification, verdictId: string, modelKey?: string): Promise<UsageRecord | null> {
     return this.update(name, (record) => {
       record.verification = verification;
       record.verdict_id = verdictId;
       record.verification_stale = false;
       record.approved_by = null;
+      if (modelKey !== undefined) setModelVerdict(record, modelKey, verification, verdictId);
     });
   }
 
@@ -327,13 +359,16 @@ export class UsageStore {
   setVerificationStale(name: string, stale: boolean): Promise<UsageRecord | null> {
     return this.update(name, (record) => {
       record.verification_stale = stale;
+      if (record.verdict_id !== null) setModelVerdictStale(record, record.verdict_id, stale);
     });
   }
 
   /** The user approved the staged verdict `verdictId` (the gate checks that it is the current one). */
   approveVerdict(name: string, verdictId: string): Promise<UsageRecord | null> {
     return this.update(name, (record) => {
-      if (record.verdict_id === verdictId) record.approved_by = 'user';
+      if (record.verdict_id !== verdictId) return;
+      record.approved_by = 'user';
+      approveModelVerdict(record, verdictId);
     });
   }
 

@@ -121,7 +121,50 @@ export const KNACK_MIGRATIONS: readonly Migration[] = [
       db.createObjectStore('activity').createIndex('byStarted', 'startedAt');
     },
   },
+  {
+    version: 3,
+    description: 'per-model verdicts: verdict records name their model key, usage records keep a verdict per model',
+    apply: (_db, tx) => backfillModelVerdicts(tx),
+  },
 ];
+
+/** The model key of a stored verdict record: the same text as gate/modelKey.ts `modelKeyOf`. */
+export function storedModelKey(record: { model?: { provider?: unknown; id?: unknown } }): string | null {
+  const provider = record.model?.provider;
+  const id = record.model?.id;
+  return typeof provider === 'string' && typeof id === 'string' ? `${provider} ${id}` : null;
+}
+
+/**
+ * Version 3 (docs/gate.md, "Per-model verdicts"): every verdict record gets `modelKey`, and every
+ * usage record whose current verdict is stored gets `model_verdicts` with that verdict under its
+ * model. The labels record is dropped so the next read rebuilds it with the per-model labels.
+ * Additive: fields are added, nothing else is changed.
+ */
+async function backfillModelVerdicts(tx: UpgradeTransaction): Promise<void> {
+  const verdicts = tx.objectStore('verdicts');
+  const keys = new Map<string, string>();
+  for (let cursor = await verdicts.openCursor(); cursor; cursor = await cursor.continue()) {
+    const record = cursor.value as { modelKey?: unknown; model?: { provider?: unknown; id?: unknown } };
+    const key = typeof record.modelKey === 'string' ? record.modelKey : storedModelKey(record);
+    if (key === null) continue;
+    keys.set(String(cursor.key), key);
+    if (record.modelKey === undefined) await cursor.update({ ...record, modelKey: key });
+  }
+  const usage = tx.objectStore('usage');
+  for (let cursor = await usage.openCursor(); cursor; cursor = await cursor.continue()) {
+    const record = cursor.value as Record<string, unknown>;
+    if (record.kind === 'labels') {
+      await cursor.delete();
+      continue;
+    }
+    const verdictId = record.verdict_id;
+    const modelKey = typeof verdictId === 'string' ? keys.get(verdictId) : undefined;
+    if (record.model_verdicts !== undefined || modelKey === undefined) continue;
+    const entry = { verification: record.verification, verdict_id: verdictId, stale: record.verification_stale === true, ...(record.approved_by === 'user' ? { approved: true } : {}) };
+    await cursor.update({ ...record, model_verdicts: { [modelKey]: entry } });
+  }
+}
 
 export function validateMigrations(migrations: readonly Migration[]): void {
   migrations.forEach((migration, i) => {

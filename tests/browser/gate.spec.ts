@@ -4,7 +4,9 @@ import {
   answerByContent,
   editSkill,
   holdGate,
+  isFirstChatShaped,
   isGateReplay,
+  isProposer,
   openSkillDetail,
   seedSkill,
   turnOffAutomaticRuns,
@@ -39,10 +41,15 @@ test.describe('Verification gate', () => {
     await page.getByRole('button', { name: 'Verify', exact: true }).click();
     await expect(verdictWord(page)).toHaveText('promoted', { timeout: 60_000 });
 
-    // Every request of the run was a gate replay to the gate's provider, half with the skill.
+    // Every request of the run was a gate replay, or a reach request shaped like a chat's first
+    // request (one per case), to the gate's provider. This server's chat never loads a skill, so
+    // reach is low and the description trial runs too: one proposal, and the 3 held-out trigger
+    // cases again with the proposed line (the current line's answers come from the cache).
     const replays = scripted.chatRequests();
-    expect(replays.length).toBeGreaterThan(0);
-    expect(replays.every(isGateReplay)).toBe(true);
+    expect(replays.filter(isGateReplay).length).toBeGreaterThan(0);
+    expect(replays.filter((request) => !isGateReplay(request) && !isProposer(request)).every(isFirstChatShaped)).toBe(true);
+    expect(replays.filter(isFirstChatShaped)).toHaveLength(8 + 3);
+    expect(replays.filter(isProposer)).toHaveLength(1);
     const appOrigin = new URL(page.url()).origin;
     expect([...hosts].filter((origin) => origin !== appOrigin && origin !== scripted.origin)).toEqual([]);
     const done = await finishedActivity(page, gateRun('notes-helps', 'done'));

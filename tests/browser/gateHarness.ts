@@ -60,6 +60,21 @@ export const isGateReplay = (request: RecordedRequest): boolean => {
   return system?.role === 'system' && typeof system.content === 'string' && system.content.startsWith(GATE_SYSTEM_START);
 };
 
+/** The first words of a chat's system prompt (src/agent/systemPrompt.ts KNACK_INSTRUCTIONS). */
+export const CHAT_SYSTEM_START = 'You are Knack, a helpful assistant that runs in the user';
+
+/** A reach request (docs/gate.md, "Reach") or a chat's first request: the chat's system prompt. */
+export const isFirstChatShaped = (request: RecordedRequest): boolean => {
+  const system = (request.body?.messages ?? [])[0] as { role: string; content: unknown } | undefined;
+  return system?.role === 'system' && typeof system.content === 'string' && system.content.startsWith(CHAT_SYSTEM_START);
+};
+
+/** The description trial's proposal request (src/gate/descriptionTrial.ts PROPOSER_SYSTEM_V1). */
+export const isProposer = (request: RecordedRequest): boolean => {
+  const system = (request.body?.messages ?? [])[0] as { role: string; content: unknown } | undefined;
+  return typeof system?.content === 'string' && system.content.startsWith('You write the one-line description of a skill');
+};
+
 /** The skill a replay invokes, or null for a baseline replay. */
 export function invokedSkill(request: RecordedRequest): string | null {
   return /<skill name="([^"]+)">/.exec(userText(request))?.[1] ?? null;

@@ -1,7 +1,7 @@
 /**
  * SPEC §3.2: a versioned schema with additive migrations. A populated version-1 database
- * is upgraded to the app's version 2 (the `activity` store) and then by a test-only
- * version-3 migration without losing a record, and a migration that would delete a store is
+ * is upgraded to the app's version 3 (the `activity` store, per-model verdicts) and then by a
+ * test-only next migration without losing a record, and a migration that would delete a store is
  * refused with the data left as it was.
  */
 import { expect, test } from '@playwright/test';
@@ -24,7 +24,7 @@ test('the app database has the documented stores and indexes', async ({ page }) 
     };
   });
   expect(shape.name).toBe('knack');
-  expect(shape.version).toBe(2);
+  expect(shape.version).toBe(3);
   expect(shape.stores).toEqual({
     blobs: { keyPath: null, indexes: [] },
     index: { keyPath: null, indexes: [] },
@@ -42,7 +42,7 @@ test('the app database has the documented stores and indexes', async ({ page }) 
   });
 });
 
-test('a populated v1 database upgrades to the app v2 and a test v3 without losing records', async ({ page }) => {
+test('a populated v1 database upgrades to the app version and a test next version without losing records', async ({ page }) => {
   await openApp(page);
   const result = await page.evaluate(async () => {
     const k = globalThis.knack!;
@@ -82,8 +82,9 @@ test('a populated v1 database upgrades to the app v2 and a test v3 without losin
     appV2.close();
 
     // Test-only v3: a new store, a new index, and a data migration that only adds a field.
+    const appVersion = k.migrations.length;
     const testV3Migration = {
-      version: 3,
+      version: appVersion + 1,
       description: 'test: attachments store, messages by role, sessions get a flag',
       async apply(db: IDBPDatabaseLike, tx: UpgradeTxLike) {
         db.createObjectStore('attachments', { keyPath: 'id' });
@@ -114,7 +115,7 @@ test('a populated v1 database upgrades to the app v2 and a test v3 without losin
     // A v4 that deletes a store breaks the additive rule: the upgrade is refused.
     v3.close();
     const badV4 = {
-      version: 4,
+      version: appVersion + 2,
       description: 'test: illegal store deletion',
       apply(db: { deleteObjectStore(name: string): void }) {
         db.deleteObjectStore('ledger');
@@ -135,11 +136,13 @@ test('a populated v1 database upgrades to the app v2 and a test v3 without losin
       request.onsuccess = request.onerror = () => resolve();
     });
 
-    return { appUpgrade, beforeUpgrade, afterUpgrade, sessionsAfter, secondSession, assistantCount, stores, version, badUpgrade, afterRefusal };
+    return { appVersion, appUpgrade, beforeUpgrade, afterUpgrade, sessionsAfter, secondSession, assistantCount, stores, version, badUpgrade, afterRefusal };
   });
 
-  expect(result.appUpgrade).toEqual({ version: 2, activityIndexes: ['byStarted'], unchanged: true });
-  expect(result.version).toBe(3);
+  // v3 (per-model verdicts) only adds fields to verdict and usage records that name a model.
+  expect(result.appVersion).toBe(3);
+  expect(result.appUpgrade).toEqual({ version: 3, activityIndexes: ['byStarted'], unchanged: true });
+  expect(result.version).toBe(4);
   expect(result.stores).toContain('attachments');
   expect(result.stores).toContain('activity');
   for (const store of Object.keys(result.beforeUpgrade)) {
@@ -153,5 +156,5 @@ test('a populated v1 database upgrades to the app v2 and a test v3 without losin
   expect(result.secondSession).toEqual(Array.from({ length: 40 }, (_, i) => i));
   expect(result.assistantCount).toBe(100);
   expect(result.badUpgrade).toMatch(/^MigrationError: .*deleted the store "ledger"/);
-  expect(result.afterRefusal).toEqual({ version: 3, ledger: 10 });
+  expect(result.afterRefusal).toEqual({ version: 4, ledger: 10 });
 });

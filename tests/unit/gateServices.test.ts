@@ -40,13 +40,15 @@ async function setup(options: { body?: string[]; cases?: number } = {}) {
 describe('createGateServices', () => {
   it('evidence: none before a run; after one the latest record, fresh, then stale after an edit; the gate model now when it changed', async () => {
     const { app, gate, worker, registry } = await setup();
-    expect(await gate.evidence(SKILL)).toEqual({ latest: null, history: [], stale: false, gateModelNow: null, noise: null });
+    expect(await gate.evidence(SKILL)).toMatchObject({ latest: null, history: [], stale: false, gateModelNow: null, noise: null, byModel: [] });
     const outcome = await worker.runGate({ runId: 'g1', skill: SKILL });
     if (outcome.kind !== 'done') throw new Error(outcome.kind);
     const evidence = await gate.evidence(SKILL);
     expect(evidence).toMatchObject({ stale: false, gateModelNow: null });
     expect(evidence.latest?.id).toBe(outcome.record.id);
     expect(evidence.history.map((record) => record.id)).toEqual([outcome.record.id]);
+    // The verdict belongs to the model it was measured on.
+    expect(evidence.byModel.map((entry) => [entry.key, entry.record.id, entry.stale])).toEqual([[`${outcome.record.model.provider} ${outcome.record.model.id}`, outcome.record.id, false]]);
 
     await registry.dispatchOutcome('skill_manage', { action: 'patch', name: SKILL, old_string: 'Pretendard.', new_string: 'Pretendard, always.' }, createWriteContext('user'));
     expect((await gate.evidence(SKILL)).stale).toBe(true);

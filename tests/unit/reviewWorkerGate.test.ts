@@ -60,7 +60,10 @@ describe('runGate in the review worker handler', () => {
     const outcome = done(await api.runGate({ runId: 'g1', skill: SKILL }, (p) => progress.push(p)));
     expect(outcome).toMatchObject({ applied: true, superseded: false, verdictChanged: true, cacheHits: 0 });
     expect(outcome.record.verdict.verdict).toBe('promoted');
-    expect(outcome.requests).toBe(16);
+    // 16 replays and one reach request per case (docs/gate.md, "Reach").
+    expect(outcome.requests).toBe(24);
+    expect(outcome.record.cost.requests).toBe(16);
+    expect(outcome.record.reach).toMatchObject({ triggerCases: 8, nearMisses: 0, cost: { requests: 8 } });
     expect(progress.length).toBeGreaterThan(0);
     expect(seen).toEqual([expect.objectContaining({ baseUrl: 'http://localhost:8080/v1', model: 'scripted-model' })]);
 
@@ -84,9 +87,13 @@ describe('runGate in the review worker handler', () => {
   it('a re-run of the unchanged skill sends nothing and counts an automatic run against today', async () => {
     const { app, api, model } = await gateSetup();
     done(await api.runGate({ runId: 'g1', skill: SKILL }));
+    // The first run promoted the skill: its index line now says [verified], so the reach
+    // requests (a real first chat request each) are new once; the replays all come from the cache.
+    const second = done(await api.runGate({ runId: 'g2', skill: SKILL }));
+    expect(second).toMatchObject({ requests: 8, cacheHits: 16, verdictChanged: false });
     const before = model.requests;
-    const again = done(await api.runGate({ runId: 'g2', skill: SKILL, automatic: true }));
-    expect(again).toMatchObject({ requests: 0, cacheHits: 16, applied: true, verdictChanged: false });
+    const again = done(await api.runGate({ runId: 'g3', skill: SKILL, automatic: true }));
+    expect(again).toMatchObject({ requests: 0, cacheHits: 24, applied: true, verdictChanged: false });
     expect(model.requests).toBe(before);
     expect((await app.settings.read('gate')).usage).toMatchObject({ requests: 0 });
   });
@@ -146,7 +153,9 @@ describe('runGate in the review worker handler', () => {
     expect(second.record.vsPrevious).toMatchObject({ version: first.record.skillVersion, down: 0 });
     const { up, down, tie } = second.record.vsPrevious!;
     expect(up + down + tie).toBeGreaterThan(0);
-    expect(model.requests - before).toBeLessThanOrEqual(9); // 8 new skill arms and at most one noise probe
+    // 8 new skill arms, at most one noise probe, and the description trial's new proposal (its
+    // request carries the patched SKILL.md; this model never loads a skill, so reach stays low).
+    expect(model.requests - before).toBeLessThanOrEqual(10);
   });
 
   it('a rollback to the verified bytes makes the verdict fresh again (refreshFreshness on the change)', async () => {

@@ -4,7 +4,7 @@
  * what a finished run adds to the per-model noise and the automatic runs' daily usage.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS, type KnackSettings } from '../../src/app/appSettings';
+import { DEFAULT_SETTINGS, mergeSettings, type KnackSettings } from '../../src/app/appSettings';
 import { createSettingsService, gateProviderSettings, localDay, normalizeGateSettings, recordGateRun } from '../../src/app/settings';
 import { DEFAULT_GATE_SETTINGS } from '../../src/gate/gateSettings';
 import { MemoryRecordStore } from '../../src/storage/memoryRecordStore';
@@ -25,9 +25,17 @@ describe('gate settings', () => {
     expect(normalizeGateSettings({ policy: 'loose' }).policy).toBe('standard');
   });
 
-  it('the gate provider: the review provider unless the gate names its own; the key only to the chat URL', () => {
+  it('the gate provider: the chat model unless the gate names its own; the key only to the chat URL', () => {
     const gate = { ...DEFAULT_GATE_SETTINGS };
+    // No saved provider has a model yet: the review provider.
     expect(gateProviderSettings(app({ reviewProvider: { baseUrl: '', model: 'review-model' } }), gate)).toMatchObject({ baseUrl: 'https://api.example.com/v1', model: 'review-model', apiKey: 'sk-chat' });
+    // A skill written by a (hosted) review model is proven on the model the user chats with.
+    const chatting = mergeSettings(DEFAULT_SETTINGS, { baseUrl: 'https://api.example.com/v1', apiKey: 'sk-chat', model: 'chat-model', reviewProvider: { baseUrl: '', model: 'review-model' } });
+    expect(gateProviderSettings(chatting, gate)).toMatchObject({ baseUrl: 'https://api.example.com/v1', model: 'chat-model', apiKey: 'sk-chat' });
+    const saved = chatting.providers[0]!;
+    const twoModels = { ...chatting, providers: [{ ...saved, models: ['chat-model', 'small-model'] }] };
+    expect(gateProviderSettings(twoModels, gate, { providerId: saved.id, model: 'small-model' })).toMatchObject({ model: 'small-model', apiKey: 'sk-chat' });
+    expect(gateProviderSettings(twoModels, { ...gate, provider: { baseUrl: '', model: 'gate-model' } }, { providerId: saved.id, model: 'small-model' })).toMatchObject({ model: 'gate-model' });
     expect(gateProviderSettings(app(), { ...gate, provider: { baseUrl: '', model: 'gate-model' } })).toMatchObject({ baseUrl: 'https://api.example.com/v1', model: 'gate-model', apiKey: 'sk-chat' });
     expect(gateProviderSettings(app(), { ...gate, provider: { baseUrl: 'https://api.example.com/v1/', model: '' } })).toMatchObject({ model: 'chat-model', apiKey: 'sk-chat' });
     expect(gateProviderSettings(app(), { ...gate, provider: { baseUrl: 'http://localhost:8080/v1', model: 'local-model' } })).toMatchObject({

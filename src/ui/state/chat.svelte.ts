@@ -22,6 +22,8 @@ import { appServices } from '../../app/services';
 import { createProvider } from '../../providers/createProvider';
 import type { ChatProvider } from '../../providers/provider';
 import { engineHost } from '../../providers/webllm/engineHost';
+import { providerModelKey } from '../../gate/modelKey';
+import { outcomeOfNextMessage } from '../../skills/candidateCases';
 
 /**
  * A stand-in model for tests and DevTools (`knackUi.chat.connect(...)`): given the
@@ -170,8 +172,37 @@ class ChatState {
     this.#responder = responder;
   }
 
-  /** Returns false (and does nothing) for blank text or while a reply is running. */
-  send = async (text: string): Promise<boolean> => {
+  /**
+   * The chat model's context window in tokens, for the router's default (docs/gate.md, "Router");
+   * null = unknown. The window budget (providers/modelWindow.ts) sets it once it is wired.
+   */
+  contextWindow: () => number | null = () => null;
+
+  /**
+   * The skill the router would load for `text` on this chat's model, or null: the router is off
+   * for it, the text is a slash command, or no skill matches well enough.
+   */
+  routeFor = async (text: string): Promise<string | null> => {
+    if (text.trim() === '' || text.trimStart().startsWith('/') || this.#responder) return null;
+    const app = await appServices();
+    const { routerActive } = await import('../../skills/skillRouter');
+    const skillSettings = app.settings.get('skills');
+    let textProtocol: boolean;
+    try {
+      textProtocol = (await chatModel.providerSettings()).toolProtocol === 'text';
+    } catch {
+      return null;
+    }
+    if (!routerActive(skillSettings.router, { window: this.contextWindow(), textProtocol })) return null;
+    const route = await (await app.chat()).skillRouter();
+    return route(text, { disabled: new Set(skillSettings.disabled) })?.name ?? null;
+  };
+
+  /**
+   * Returns false (and does nothing) for blank text or while a reply is running. `skill`: the
+   * router's pick the user kept (the composer's chip): loaded as `/<skill>` loads it.
+   */
+  send = async (text: string, options: { skill?: string } = {}): Promise<boolean> => {
     if (text.trim() === '' || this.isGenerating) return false;
     const command = parseSlashCommand(text, new Set(this.skills.map((skill) => skill.name)));
     if (command?.kind === 'open') {
@@ -186,6 +217,8 @@ class ChatState {
       sessions.openSearch(command.query);
       return true;
     }
+    if (!command) this.#noteOutcome(outcomeOfNextMessage(text));
+    if (options.skill && !command) return this.#run((controller) => controller.invokeSkill(options.skill!, text));
     return this.#run((controller) => (command?.kind === 'skill' ? controller.invokeSkill(command.name, command.request) : controller.send(text)));
   };
 
@@ -194,9 +227,26 @@ class ChatState {
     if (this.#generating && this.#controller) this.#stopping = true;
   };
 
-  regenerate = (): Promise<boolean> => this.#run((controller) => controller.regenerate());
+  regenerate = (): Promise<boolean> => {
+    this.#noteOutcome('regenerated');
+    return this.#run((controller) => controller.regenerate());
+  };
 
-  editAndResend = (lineId: string, text: string): Promise<boolean> => this.#run((controller) => controller.editAndResend(lineId, text));
+  editAndResend = (lineId: string, text: string): Promise<boolean> => {
+    this.#noteOutcome('edited');
+    return this.#run((controller) => controller.editAndResend(lineId, text));
+  };
+
+  /** Skills the last finished turn of this chat loaded: what the user does next is their outcome. */
+  #lastLoads: string[] = [];
+
+  /** Records what the user did after a turn that loaded skills (docs/gate.md, "Use outcomes"). */
+  #noteOutcome(outcome: 'moved_on' | 'corrected' | 'regenerated' | 'edited'): void {
+    const names = this.#lastLoads;
+    this.#lastLoads = [];
+    if (names.length === 0 || this.isGenerating) return;
+    void (async () => (await (await appServices()).chat()).recordOutcome(names, outcome))().catch((error: unknown) => console.warn('[knack] recording a use outcome failed', error));
+  }
 
   /** Summarises the middle of the open chat now (the header's Compact now). */
   compactNow = async (): Promise<void> => {
@@ -217,6 +267,8 @@ class ChatState {
   }
 
   newChat = (): void => {
+    // Leaving a chat whose last turn loaded a skill, without complaint, is moving on.
+    this.#noteOutcome('moved_on');
     this.#detach();
     this.#setLines(() => [], 0);
     this.draft = '';
@@ -286,7 +338,7 @@ class ChatState {
     return {
       store: services.store,
       registry: services.registry,
-      buildSystemPrompt: services.buildSystemPrompt,
+      buildSystemPrompt: async (first, context) => services.buildSystemPrompt(first, { ...context, model: await this.#modelKey() }),
       skills: services.skills,
       provider: () => this.#provider(),
       context: () => this.#context(),
@@ -300,7 +352,14 @@ class ChatState {
           services.startTurn(sessionId);
           learning.beforeUserTurn(sessionId);
         },
-        afterTurn: (report) => learning.afterTurn(report),
+        afterTurn: (report) => {
+          // Cases from the user's own chats (docs/gate.md, "Independent cases"): a count, never the turn's failure.
+          void services.recordSkillLoads(report).then(
+            (loaded) => (this.#lastLoads = loaded),
+            (error: unknown) => console.warn('[knack] keeping a candidate case failed', error),
+          );
+          return learning.afterTurn(report);
+        },
       },
     };
   }
@@ -311,6 +370,16 @@ class ChatState {
     if (this.#responder || !choice) return null;
     const book = await (await appServices()).modelWindows();
     return chatContextFor(book, choice, settings.current.compactAtPercent / 100);
+  }
+
+  /** The chat model's key for the index labels (docs/gate.md, "Per-model verdicts"); undefined when none is chosen. */
+  async #modelKey(): Promise<string | undefined> {
+    if (this.#responder) return undefined;
+    try {
+      return providerModelKey(await chatModel.providerSettings());
+    } catch {
+      return undefined;
+    }
   }
 
   async #provider(): Promise<ChatProvider> {

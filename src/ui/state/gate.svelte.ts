@@ -12,6 +12,7 @@ import type { GateActivity } from '../../review/activity';
 import type { EvalCase, EvalsFile, GateProgress, VerdictRecord } from '../../gate/types';
 import type { SettingChange } from '../../storage/settingsService';
 import type { KnackSettingsService } from '../../app/settings';
+import type { CandidateCase } from '../../skills/candidateCases';
 import { learning } from './learning.svelte';
 import { needsConfirmation, runEndNotice } from './gateRunRules';
 
@@ -21,12 +22,17 @@ export async function gateServices(): Promise<GateServices> {
   return (await appServices()).gate();
 }
 
+/** A saved provider and model to verify on. */
+type VerifyModel = { providerId: string; model: string };
+
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 class GateViewState {
   skill = $state<string | null>(null);
   evidence = $state<GateEvidence | null>(null);
   cases = $state<GateCasesFile | null>(null);
+  /** Requests from later chats that loaded the skill (docs/gate.md, "Independent cases"). */
+  candidates = $state<CandidateCase[]>([]);
   /** A record picked in the history; null shows the latest. */
   selectedId = $state<string | null>(null);
   editorOpen = $state(false);
@@ -34,7 +40,7 @@ class GateViewState {
   saveError = $state<string | null>(null);
   saveWarnings = $state<string[]>([]);
   /** A manual run waiting for the user's yes, with what it would cost. */
-  confirm = $state<{ estimate: GateEstimate; useCache: boolean } | null>(null);
+  confirm = $state<{ estimate: GateEstimate; useCache: boolean; model?: VerifyModel } | null>(null);
   error = $state<string | null>(null);
   notice = $state<string | null>(null);
   busy = $state(false);
@@ -66,6 +72,7 @@ class GateViewState {
       this.skill = name;
       this.evidence = null;
       this.cases = null;
+      this.candidates = [];
       this.selectedId = null;
       this.editorOpen = false;
       this.confirm = null;
@@ -90,10 +97,11 @@ class GateViewState {
     try {
       const gate = await gateServices();
       this.#services = gate;
-      const [evidence, cases] = await Promise.all([gate.evidence(name), gate.readCases(name)]);
+      const [evidence, cases, candidates] = await Promise.all([gate.evidence(name), gate.readCases(name), gate.candidates(name)]);
       if (token !== this.#token) return;
       this.evidence = evidence;
       this.cases = cases;
+      this.candidates = candidates;
     } catch (error) {
       if (token === this.#token) this.error = message(error);
     }
@@ -111,15 +119,15 @@ class GateViewState {
   }
 
   /** Verify (or Verify again): estimate, ask first when the run is big and remote, then run. */
-  verify = async (useCache = true): Promise<void> => {
+  verify = async (useCache = true, model?: VerifyModel): Promise<void> => {
     const name = this.skill;
     if (!name || this.busy || this.running) return;
     this.error = null;
     this.busy = true;
     try {
       const estimate = await (await gateServices()).estimate(name);
-      if (needsConfirmation(estimate)) this.confirm = { estimate, useCache };
-      else await this.#run(name, useCache);
+      if (needsConfirmation(estimate)) this.confirm = { estimate, useCache, ...(model ? { model } : {}) };
+      else await this.#run(name, useCache, model);
     } catch (error) {
       this.error = message(error);
     } finally {
@@ -130,21 +138,28 @@ class GateViewState {
   confirmRun = async (): Promise<void> => {
     const pending = this.confirm;
     this.confirm = null;
-    if (pending && this.skill) await this.#run(this.skill, pending.useCache);
+    if (pending && this.skill) await this.#run(this.skill, pending.useCache, pending.model);
   };
 
   cancelConfirm = (): void => {
     this.confirm = null;
   };
 
-  async #run(name: string, useCache: boolean): Promise<void> {
+  /** "Verify on …": a run on the chat's model, whatever the gate settings name (docs/gate.md, "Per-model verdicts"). */
+  verifyOnChatModel = (): Promise<void> => {
+    const choice = this.evidence?.chatModel?.choice;
+    // A plain copy: the job crosses to the review worker, and view state is a proxy.
+    return choice ? this.verify(true, { providerId: choice.providerId, model: choice.model }) : Promise.resolve();
+  };
+
+  async #run(name: string, useCache: boolean, model?: VerifyModel): Promise<void> {
     const before = this.evidence?.latest?.id ?? null;
     this.notice = null;
     this.running = true;
     this.#stopped = false;
     let ended: GateActivity | null = null;
     try {
-      ended = await learning.verify(name, { useCache, trigger: useCache ? 'manual' : 'manual-no-cache' });
+      ended = await learning.verify(name, { useCache, trigger: useCache ? 'manual' : 'manual-no-cache', ...(model ? { model } : {}) });
     } catch (error) {
       if (!this.#stopped) this.error = message(error);
     } finally {
@@ -177,6 +192,52 @@ class GateViewState {
     try {
       const outcome = await (await gateServices()).approve(name, record.id);
       if (!outcome.success) this.error = outcome.error;
+      await this.refresh();
+    } catch (error) {
+      this.error = message(error);
+    } finally {
+      this.busy = false;
+    }
+  };
+
+  /** **Add as case**: the request joins the cases with its provenance; the editor opens for its checks. */
+  addCandidate = async (key: string): Promise<void> => {
+    const name = this.skill;
+    if (!name || this.busy) return;
+    this.busy = true;
+    try {
+      const added = await (await gateServices()).addCandidate(name, key);
+      await this.refresh();
+      if (!added.success) this.error = added.error;
+      else this.openEditor();
+    } catch (error) {
+      this.error = message(error);
+    } finally {
+      this.busy = false;
+    }
+  };
+
+  /** **Dismiss**: the request is dropped and does not come back. */
+  dismissCandidate = async (key: string): Promise<void> => {
+    const name = this.skill;
+    if (!name) return;
+    try {
+      await (await gateServices()).dismissCandidate(name, key);
+      await this.refresh();
+    } catch (error) {
+      this.error = message(error);
+    }
+  };
+
+  /** Writes the description a kept trial found (the skill changes: verify it again after). */
+  useDescription = async (description: string): Promise<void> => {
+    const name = this.skill;
+    if (!name || this.busy) return;
+    this.busy = true;
+    try {
+      const outcome = await (await gateServices()).useDescription(name, description);
+      if (!outcome.success) this.error = outcome.error;
+      else this.notice = 'The new description is saved. Verify again to measure this version.';
       await this.refresh();
     } catch (error) {
       this.error = message(error);

@@ -89,7 +89,7 @@ class LearningState {
   }
 
   /** A gate run of the skill now (the Verify button); resolves with its activity record. */
-  async verify(name: string, options: { useCache?: boolean; trigger?: GateTrigger } = {}): Promise<GateActivity> {
+  async verify(name: string, options: { useCache?: boolean; trigger?: GateTrigger; model?: { providerId: string; model: string } } = {}): Promise<GateActivity> {
     return (await this.#ready()).verify(name, options);
   }
 

@@ -235,7 +235,16 @@ describe('decide: the other policies', () => {
     expect(thin.code).toBe('thin_holdout');
     expect(thin.reason).toContain('Add 2 cases (10 in total)');
     const ten = evidenceFor([...times(7, up('dev')), ...times(3, up('holdout'))]);
-    expect(decide(ten, POLICIES.strict).code).toBe('promoted');
+    // Strict also needs a held-out case from the user's own later chats.
+    const authorOnly = decide(ten, POLICIES.strict);
+    expect(authorOnly.code).toBe('thin_holdout');
+    expect(authorOnly.reason).toContain('needs 1 held-out case from your own later chats (0 measured)');
+    expect(decide({ ...ten, independentHoldout: 1, independentMoves: { up: 1, down: 0 } }, POLICIES.strict).code).toBe('promoted');
+    // Held-out cases from the user's chats that did not improve: unproven, whatever the policy.
+    const fitted = decide({ ...ten, independentHoldout: 1, independentMoves: { up: 0, down: 0 } }, POLICIES.standard);
+    expect(fitted.code).toBe('dev_only');
+    expect(fitted.reason).toContain('but the 1 held-out case from your own later chats did not improve (↑0 ↓0)');
+    expect(decide(ten, POLICIES.standard).code).toBe('promoted');
   });
 
   it('says when the held-out cases cannot reach the floor even if all improve', () => {

@@ -7,7 +7,7 @@ describe('policies', () => {
     expect(POLICIES).toEqual({
       lenient: { minCases: 4, minHoldout: 2, maxHoldoutP: 1, maxPooledP: 1, stabilityReplay: false },
       standard: { minCases: 4, minHoldout: 2, maxHoldoutP: 0.25, maxPooledP: 0.1, stabilityReplay: false },
-      strict: { minCases: 6, minHoldout: 3, maxHoldoutP: 0.125, maxPooledP: 0.05, stabilityReplay: true },
+      strict: { minCases: 6, minHoldout: 3, maxHoldoutP: 0.125, maxPooledP: 0.05, stabilityReplay: true, minIndependentHoldout: 1 },
     });
     expect(DEFAULT_POLICY).toBe('standard');
   });

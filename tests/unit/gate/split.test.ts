@@ -116,6 +116,21 @@ describe('splitCases', () => {
     expect(split.holdout.map((c) => c.id)).toEqual(byKey.slice(0, plain.holdout.length));
   });
 
+  it('holds out cases from the user\'s later chats first, then the others in key order', async () => {
+    const cases = scorableCases(12);
+    const plain = await splitCases(cases);
+    expect(plain.holdout).toHaveLength(3);
+    // Two independent cases that the plain split keeps in dev.
+    const chosen = plain.dev.slice(-2).map((c) => c.id);
+    const split = await splitCases(cases.map((c) => (chosen.includes(c.id) ? { ...c, independent: true } : c)));
+    expect(split.holdout.filter((c) => c.independent).map((c) => c.id).sort()).toEqual([...chosen].sort());
+    // The third place goes to the first case in key order, as before.
+    expect(split.holdout.filter((c) => !c.independent).map((c) => c.id)).toEqual([plain.holdout[0].id]);
+    // More independent cases than places: the first in key order, and a teaching prompt never.
+    const many = await splitCases(cases.map((c, i) => ({ ...c, independent: true, source: i === 0 })));
+    expect(many.holdout.map((c) => c.id)).toEqual(plain.holdout.concat(plain.dev).filter((c) => c.id !== cases[0].id).slice(0, 3).map((c) => c.id));
+  });
+
   it('leaves the holdout short rather than hold out a teaching prompt', async () => {
     const cases = scorableCases(4).map((c, i) => ({ ...c, source: i > 0 }));
     const split = await splitCases(cases);

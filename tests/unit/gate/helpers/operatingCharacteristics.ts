@@ -15,16 +15,27 @@ import { mulberry32 } from './cases';
 
 /**
  * useful: passes 2/2 everywhere; half: useful on a random half of the cases; null: no effect;
- * memorizer: 2/2 on dev cases only; harmful: 0/2.
+ * memorizer: 2/2 on dev cases only; harmful: 0/2; author-fitter: 2/2 on the cases its author
+ * wrote, no effect on the user's own requests from later chats (the independent cases).
  */
-export type SyntheticSkill = 'useful' | 'half' | 'null' | 'memorizer' | 'harmful';
+export type SyntheticSkill = 'useful' | 'half' | 'null' | 'memorizer' | 'harmful' | 'author-fitter';
+
+/** How the independent cases (requests from later chats) are placed; see `simulateCell`. */
+export interface IndependentCases {
+  /** How many of the n cases are independent. */
+  count: number;
+  /** true: the split holds them out first (split.ts); false: they fall where the keys put them. */
+  heldOutFirst: boolean;
+}
 
 export type Rates = Record<VerdictWord, number>;
 
 const CHECKS = 2;
 
-function truePasses(skill: SyntheticSkill, heldOut: boolean, random: () => number): boolean[] {
+function truePasses(skill: SyntheticSkill, heldOut: boolean, independent: boolean, random: () => number): boolean[] {
   switch (skill) {
+    case 'author-fitter':
+      return independent ? [true, false] : [true, true];
     case 'useful':
       return [true, true];
     case 'null':
@@ -56,8 +67,35 @@ function plannedSplit(n: number, h: number): Split {
   };
 }
 
-/** P(promoted), P(staged), P(rejected) for one cell, deterministic for a given seed. */
-export function simulateCell(skill: SyntheticSkill, q: number, n: number, trials: number, seed = 13, policy: PolicyThresholds = POLICIES.standard): Rates {
+/** The split with the held-out cases among the first `count` marked independent, as split.ts marks them. */
+function markIndependent(split: Split, results: CaseResult[], count: number): Split {
+  if (count === 0) return split;
+  const holdout = results.filter((result) => result.side === 'holdout').map((result): SplitCase => ({ ...split.holdout[0]!, id: result.id, independent: Number(result.id) < count }));
+  return { ...split, holdout };
+}
+
+/** The held-out cases of one trial: independent ones first when the split prefers them, else random. */
+function heldOutSet(order: number[], h: number, independent?: IndependentCases): Set<number> {
+  if (!independent?.heldOutFirst) return new Set(order.slice(0, h));
+  // Cases 0..count-1 are the independent ones; `order` is a random permutation.
+  const first = order.filter((i) => i < independent.count);
+  const rest = order.filter((i) => i >= independent.count);
+  return new Set([...first, ...rest].slice(0, h));
+}
+
+/**
+ * P(promoted), P(staged), P(rejected) for one cell, deterministic for a given seed. With
+ * `independent`, the first `count` cases are requests from later chats.
+ */
+export function simulateCell(
+  skill: SyntheticSkill,
+  q: number,
+  n: number,
+  trials: number,
+  seed = 13,
+  policy: PolicyThresholds = POLICIES.standard,
+  independent?: IndependentCases,
+): Rates {
   const random = mulberry32(seed);
   const h = holdoutSize(n);
   const split = plannedSplit(n, h);
@@ -68,16 +106,16 @@ export function simulateCell(skill: SyntheticSkill, q: number, n: number, trials
       const j = Math.floor(random() * (i + 1));
       [order[i], order[j]] = [order[j], order[i]];
     }
-    const heldOut = new Set(order.slice(0, h));
+    const heldOut = heldOutSet(order, h, independent);
     const results: CaseResult[] = [];
     for (let i = 0; i < n; i++) {
       const side = heldOut.has(i) ? 'holdout' : 'dev';
-      const truth = truePasses(skill, side === 'holdout', random);
+      const truth = truePasses(skill, side === 'holdout', i < (independent?.count ?? 0), random);
       const base = armOf(noisy([true, false], q, random));
       const withSkill = armOf(noisy(truth, q, random));
       results.push({ id: i, side, checks: CHECKS, base, skill: withSkill, outcome: 'tie', flags: [] });
     }
-    const evidence = buildEvidence({ hasCasesFile: true, split, results, providerLabel: 'simulation' });
+    const evidence = buildEvidence({ hasCasesFile: true, split: markIndependent(split, results, independent?.count ?? 0), results, providerLabel: 'simulation' });
     tally[decide(evidence, policy).verdict]++;
   }
   return { promoted: tally.promoted / trials, staged: tally.staged / trials, rejected: tally.rejected / trials };
