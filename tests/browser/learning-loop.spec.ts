@@ -15,7 +15,7 @@ import type { RecordedRequest, ScriptedServer, Turn } from '../fixtures/scripted
 import type { GateActivity, ReviewActivity } from '../../src/review/activity';
 import { AUTO_RUN_DEBOUNCE_MS, AUTO_RUN_IDLE_MS } from '../../src/gate/gateSettings';
 import { busyTurn, chatMessagesOf, conversation, finishedActivity, isReviewRequest, openLearningApp, waitForReply } from './learningSupport';
-import { invokedSkill, isGateReplay, verdictWord, openSkillDetail } from './gateHarness';
+import { invokedSkill, isFirstChatShaped, isGateReplay, verdictWord, openSkillDetail } from './gateHarness';
 import { isWindowDiscoveryRequest } from '../fixtures/scriptedContext';
 
 const SKILL = 'house-font-captions';
@@ -64,8 +64,14 @@ const lastUserText = (request: RecordedRequest): string => {
  * font, without it it does not (so the with-skill arm passes one check more). Any other request
  * that reaches the fallback was not scripted: it is remembered and refused loudly.
  */
-function answerReplays(server: ScriptedServer, unexpected: RecordedRequest[]): void {
+function answerReplays(server: ScriptedServer, unexpected: RecordedRequest[], reach: RecordedRequest[] = []): void {
   server.setFallback((request): Turn => {
+    // The gate's reach requests (docs/gate.md, "Reach") are shaped like a chat's first request:
+    // this model chooses the skill from its index line.
+    if (isFirstChatShaped(request) && !request.body.messages.some((m: { role: string }) => m.role === 'tool')) {
+      reach.push(request);
+      return { toolCalls: [{ name: 'skill_view', arguments: { name: SKILL } }] };
+    }
     if (!isGateReplay(request)) {
       unexpected.push(request);
       return { error: { status: 500, message: `No turn was scripted for request ${request.seq}.` } };
@@ -91,7 +97,8 @@ test('a correction in chat becomes a skill with cases, the gate verifies it on i
   const origins = new Set<string>();
   page.context().on('request', (request) => origins.add(new URL(request.url()).origin));
   const unexpected: RecordedRequest[] = [];
-  answerReplays(scripted, unexpected);
+  const reach: RecordedRequest[] = [];
+  answerReplays(scripted, unexpected, reach);
 
   await openLearningApp(page, scripted);
   // Skill writes as the tab's change feed announces them (the gate's trigger listens to the same feed).
@@ -191,11 +198,13 @@ test('a correction in chat becomes a skill with cases, the gate verifies it on i
     expect(`${request.method} ${request.path}`).toBe('POST /v1/chat/completions');
   }
   // Chat: 1 call for the request, 9 for the correction, 2 in the next chat; the review's 3; and
-  // exactly the replays the gate's run counted.
+  // exactly the replays and reach requests (one per case) the gate's run counted.
   const posts = scripted.requests.filter((r) => r.method === 'POST');
-  expect(posts.filter((r) => !isGateReplay(r) && !isReviewRequest(r))).toHaveLength(12);
+  const reachSeqs = new Set(reach.map((r) => r.seq));
+  expect(posts.filter((r) => !isGateReplay(r) && !isReviewRequest(r) && !reachSeqs.has(r.seq))).toHaveLength(12);
   expect(posts.filter(isReviewRequest)).toHaveLength(3);
-  expect(posts.filter(isGateReplay)).toHaveLength(gate.requests);
+  expect(reach.length).toBeGreaterThan(0);
+  expect(posts.filter(isGateReplay).length + reach.length).toBe(gate.requests);
   const appOrigin = new URL(page.url()).origin;
   expect([...origins].filter((origin) => origin !== appOrigin && origin !== scripted.origin)).toEqual([]);
   const appHost = new URL(page.url()).host;
