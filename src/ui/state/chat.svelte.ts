@@ -173,10 +173,10 @@ class ChatState {
   }
 
   /**
-   * The chat model's context window in tokens, for the router's default (docs/gate.md, "Router");
-   * null = unknown. The window budget (providers/modelWindow.ts) sets it once it is wired.
+   * The chat model's context window in tokens, for the router's default (docs/gate.md, "Router"),
+   * from the window book (docs/context-window.md); null = no model chosen.
    */
-  contextWindow: () => number | null = () => null;
+  contextWindow = async (): Promise<number | null> => (await this.#context())?.window.tokens ?? null;
 
   /**
    * The skill the router would load for `text` on this chat's model, or null: the router is off
@@ -193,7 +193,7 @@ class ChatState {
     } catch {
       return null;
     }
-    if (!routerActive(skillSettings.router, { window: this.contextWindow(), textProtocol })) return null;
+    if (!routerActive(skillSettings.router, { window: await this.contextWindow(), textProtocol })) return null;
     const route = await (await app.chat()).skillRouter();
     return route(text, { disabled: new Set(skillSettings.disabled) })?.name ?? null;
   };
