@@ -7,8 +7,8 @@
  * Plain TypeScript, no DOM (docs/architecture.md): it runs the same under Vitest with in-memory stores.
  */
 import { DEFAULT_MAX_ITERATIONS, runAgentTurn, toolSpecs, type AgentEvent, type TurnEnd } from './agentLoop';
-import { budgetHost, promptFitOf, providerSummariser, TurnBudget, type TurnBudgetHost } from './chatContext';
-import { planFor, type ContextUsage } from './contextBudget';
+import type { TurnBudget } from './chatContext';
+import type { ContextUsage } from './contextBudget';
 import type { PromptFit } from './sessionPrompt';
 import { mergeTurnCounters } from './learningCounters';
 import { buildSkillInvocation } from '../skills/skillInvocation';
@@ -277,11 +277,9 @@ export class ChatController {
   async #turnBudget(provider: ChatProvider, signal?: AbortSignal): Promise<TurnBudget | null> {
     const context = (await this.deps.context?.(provider)) ?? null;
     if (!context) return null;
-    return new TurnBudget(context, toolSpecs(this.deps.registry), this.#budgetHost(), providerSummariser(provider, signal));
-  }
-
-  #budgetHost(): TurnBudgetHost {
-    return budgetHost({
+    // The budget's code (compaction, fitting) is a chunk of its own: a chat starts without it (SPEC §17).
+    const { budgetHost, providerSummariser, TurnBudget } = await import('./chatContext');
+    const host = budgetHost({
       lines: () => this.#lines,
       session: () => this.#session!,
       store: this.deps.store,
@@ -291,12 +289,15 @@ export class ChatController {
       buildSystemPrompt: this.deps.buildSystemPrompt,
       emit: (event) => this.#emit(event),
     });
+    return new TurnBudget(context, toolSpecs(this.deps.registry), host, providerSummariser(provider, signal));
   }
 
   /** The prompt limits of the chat model's window, for a new session's prompt (undefined: no window known). */
   async #promptFitNow(): Promise<PromptFit | undefined> {
     const context = this.deps.context ? await this.deps.context(await this.deps.provider()) : null;
-    return context ? promptFitOf(planFor(context.window, context.compactShare), this.deps.registry.names()) : undefined;
+    if (!context) return undefined;
+    const [{ promptFitOf }, { planFor }] = await Promise.all([import('./chatContext'), import('./contextBudget')]);
+    return promptFitOf(planFor(context.window, context.compactShare), this.deps.registry.names());
   }
 
   /**

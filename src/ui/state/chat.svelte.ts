@@ -15,7 +15,6 @@ import { VIEW_IDS, type ViewId } from './routes';
 import { ChatController, type ChatLine, type ChatSessionDeps, type TurnProblem } from '../../agent/chatSession';
 import type { ContextUsage } from '../../agent/contextBudget';
 import type { ChatContext } from '../../agent/chatContext';
-import { chatContextFor } from '../../app/chatContexts';
 import type { SessionSummary } from '../../sessions/sessionStore';
 import { parseSlashCommand } from '../../agent/slashCommands';
 import { appServices } from '../../app/services';
@@ -368,7 +367,7 @@ class ChatState {
   async #context(): Promise<ChatContext | null> {
     const choice = chatModel.choice;
     if (this.#responder || !choice) return null;
-    const book = await (await appServices()).modelWindows();
+    const [book, { chatContextFor }] = await Promise.all([(await appServices()).modelWindows(), import('../../app/chatContexts')]);
     return chatContextFor(book, choice, settings.current.compactAtPercent / 100);
   }
 
