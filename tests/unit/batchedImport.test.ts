@@ -50,16 +50,29 @@ async function journaledEngine(crashBatchSize: number, step: number) {
       },
     });
   const inner = new JournalCommitter(t.files, journalFor('victim'), applyEffects);
+  // The batches that do not crash go on after the import has failed (they were in flight beside
+  // the crashing one): recovery waits for them, as a page that died would not be writing either.
+  let othersLeft = 0;
+  let othersDone: () => void = () => undefined;
+  const quiet = new Promise<void>((resolve) => (othersDone = resolve));
   const committer: ChangeCommitter = {
     commit: (label, changes, effects) => inner.commit(label, changes, effects),
-    commitMany: (label: string, items: readonly ChangeBatchItem[]) => inner.commitMany(label, items, items.length === crashBatchSize ? { failAfterStep: step } : {}),
+    commitMany: async (label: string, items: readonly ChangeBatchItem[]) => {
+      if (items.length === crashBatchSize) return inner.commitMany(label, items, { failAfterStep: step });
+      othersLeft += 1;
+      try {
+        return await inner.commitMany(label, items, {});
+      } finally {
+        if (--othersLeft === 0) othersDone();
+      }
+    },
   };
   // The library before the import: one skill the archive replaces, with a file the new version lacks.
   await t.files.write('skills/replaced/SKILL.md', OLD_REPLACED);
   await t.files.write('skills/replaced/references/old.md', 'old reference');
   await t.engine.catalog.rescan();
   t.engine.committer = committer;
-  return { t, intents, recover: () => journalFor('afterwards').recover() };
+  return { t, intents, otherBatchesDone: () => quiet, recover: () => journalFor('afterwards').recover() };
 }
 
 async function state(t: ReturnType<typeof createTestEngine>) {
@@ -76,7 +89,7 @@ describe('batched import under crashes', () => {
   it('leaves each skill of a crashed batch wholly imported or untouched, with its ledger entry and usage record, for every crash point', async () => {
     const outcomes: string[] = [];
     for (let step = 0; ; step++) {
-      const { t, intents, recover } = await journaledEngine(2, step);
+      const { t, intents, recover, otherBatchesDone } = await journaledEngine(2, step);
       const plan = planImport(archive(), { exists: (name) => t.engine.catalog.findByName(name).length > 0 });
       const choices = Object.fromEntries(plan.skills.map((skill) => [skill.id, { include: true, collision: 'replace' as const }]));
       const crashed = await applyImport(t.engine, plan, choices).then(
@@ -87,6 +100,8 @@ describe('batched import under crashes', () => {
         },
       );
       if (!crashed) break;
+      // The one-skill batch always commits (only the two-skill batch crashes); wait for it.
+      await otherBatchesDone();
       await recover();
       const after = await state(t);
       expect(Object.keys(after.files).filter((path) => path.endsWith(TEMP_SUFFIX))).toEqual([]);
