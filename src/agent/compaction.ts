@@ -9,7 +9,8 @@
 import type { TokenCounter } from '../providers/modelWindow';
 import type { ChatLine } from './chatLines';
 import { compactionThreshold, type ContextPlan } from './contextBudget';
-import { cutResult, linesToMessages, type SessionSummary } from './historyView';
+import { cutResult, suffixSums, type SessionSummary } from './historyView';
+import { toModelHistory } from './modelHistory';
 
 /** One plain model call without tools: the summary's text, or a throw when the call failed. */
 export type Summariser = (request: { system: string; prompt: string; maxTokens: number }) => Promise<string>;
@@ -53,9 +54,7 @@ export function tailStart(rest: readonly ChatLine[], counter: TokenCounter, tail
     if (at > 0 && (line.role === 'user' || line.role === 'assistant')) starts.push(at);
   });
   if (starts.length === 0) return null;
-  const tokens = rest.map((line) => linesToMessages([line]).reduce((sum, message) => sum + counter.countMessage(message), 0));
-  const suffix = new Array<number>(rest.length + 1).fill(0);
-  for (let at = rest.length - 1; at >= 0; at--) suffix[at] = suffix[at + 1]! + tokens[at]!;
+  const suffix = suffixSums(rest.map((line) => toModelHistory([line]).reduce((sum, message) => sum + counter.countMessage(message), 0)));
   const fitting = starts.find((at) => suffix[at]! <= tailBudget);
   if (fitting !== undefined) return fitting;
   const lastUser = starts.findLast((at) => rest[at]!.role === 'user');

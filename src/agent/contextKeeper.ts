@@ -101,7 +101,10 @@ export class ContextKeeper {
   async compactNow(): Promise<CompactOutcome> {
     const system = await this.deps.systemPrompt();
     const outcome = await this.#compact(this.#fit(system), true);
-    if (outcome === 'compacted') this.#usage = this.#usageOf(this.#fit(await this.deps.rebuildSystemPrompt()), await this.deps.systemPrompt());
+    if (outcome === 'compacted') {
+      const rebuilt = await this.deps.rebuildSystemPrompt();
+      this.#usage = this.#usageOf(this.#fit(rebuilt), rebuilt);
+    }
     return outcome;
   }
 

@@ -8,7 +8,6 @@
 import type { ChatMessage } from '../providers/provider';
 import type { TokenCounter } from '../providers/modelWindow';
 import type { ChatLine } from './chatLines';
-import { toModelHistory } from './modelHistory';
 import type { SessionSummary } from '../sessions/sessionStore';
 
 export type { SessionSummary };
@@ -89,14 +88,9 @@ export function blockStarts(messages: readonly ChatMessage[]): number[] {
   return starts;
 }
 
-/** Per-message token counts and their suffix sums (tokens from each index to the end). */
-export function suffixTokens(counter: TokenCounter, messages: readonly ChatMessage[]): number[] {
-  const sums = new Array<number>(messages.length + 1).fill(0);
-  for (let at = messages.length - 1; at >= 0; at--) sums[at] = sums[at + 1]! + counter.countMessage(messages[at]!);
+/** Suffix sums: for each index, the total of the values from it to the end (one more entry, 0). */
+export function suffixSums(values: readonly number[]): number[] {
+  const sums = new Array<number>(values.length + 1).fill(0);
+  for (let at = values.length - 1; at >= 0; at--) sums[at] = sums[at + 1]! + values[at]!;
   return sums;
-}
-
-/** The model history of some lines (pairing calls and results; docs/chat.md). */
-export function linesToMessages(lines: readonly ChatLine[]): ChatMessage[] {
-  return toModelHistory(lines);
 }

@@ -9,7 +9,8 @@ import type { ChatMessage, ToolSpec } from '../providers/provider';
 import type { TokenCounter } from '../providers/modelWindow';
 import type { ChatLine } from './chatLines';
 import { countMessages, type ContextPlan } from './contextBudget';
-import { assembleHistory, blockStarts, cutOldResults, cutResult, cutThreshold, linesToMessages, splitLines, suffixTokens, type SessionSummary } from './historyView';
+import { assembleHistory, blockStarts, cutOldResults, cutResult, cutThreshold, splitLines, suffixSums, type SessionSummary } from './historyView';
+import { toModelHistory } from './modelHistory';
 
 export interface FitInput {
   lines: readonly ChatLine[];
@@ -51,7 +52,7 @@ function measure(input: Budgeted, parts: Parts, fixed: number): number {
 /** Leaves out whole blocks from the oldest of `rest` until the request fits (the last block stays). */
 function leaveOutOldest(input: Budgeted, parts: Parts, fixed: number): { parts: Parts; leftOut: number } {
   const starts = blockStarts(parts.rest);
-  const suffix = suffixTokens(input.counter, parts.rest);
+  const suffix = suffixSums(parts.rest.map((message) => input.counter.countMessage(message)));
   const headTokens = countMessages(input.counter, parts.head) + (parts.summaryText ? input.counter.countText(parts.summaryText) + 40 : 0) + 60;
   const fits = (at: number) => fixed + headTokens + suffix[at]! <= input.plan.promptLimit;
   // A cut before a user message keeps each kept answer with its request; inside a turn only when it must.
@@ -74,7 +75,7 @@ function cutRemaining(input: Budgeted, parts: Parts, fixed: number): Parts {
 
 export function fitRequest(input: FitInput): FittedRequest {
   const split = splitLines(input.lines, input.summary);
-  return fitMessages({ ...input, head: linesToMessages(split.head), summaryText: input.summary?.text ?? null, rest: linesToMessages(split.rest) });
+  return fitMessages({ ...input, head: toModelHistory(split.head), summaryText: input.summary?.text ?? null, rest: toModelHistory(split.rest) });
 }
 
 /**

@@ -38,8 +38,8 @@ export async function chatContextFor(book: ModelWindowBook, key: ModelKey, compa
  */
 export function requestFitsFor(budget: { window: ModelWindow; counter: TokenCounter }, modelName: string): RequestFits {
   const limit = Math.floor(budget.window.tokens * 0.96);
-  return (messages, maxTokens) => {
-    const tokens = countRequest(budget.counter, messages);
+  return (messages, maxTokens, tools) => {
+    const tokens = countRequest(budget.counter, messages, tools);
     if (tokens + maxTokens <= limit) return null;
     const fmt = (n: number) => n.toLocaleString('en-US');
     return `too long for ${modelName}: ${fmt(tokens)} tokens and ${fmt(maxTokens)} for the answer do not fit its ${fmt(budget.window.tokens)}-token window`;

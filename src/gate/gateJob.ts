@@ -23,7 +23,7 @@ import { gateParams } from './replayRequest';
 import { DEFAULT_POLICY } from './policy';
 import { casesHashOf, skillHashOf, withSupersession } from './verdictRecord';
 import type { PreviousVersion } from './vsPrevious';
-import type { RequestFits } from './gatePair';
+import { windowGuardedProvider, type RequestFits } from './gatePair';
 
 export const SKILL_FILE = 'SKILL.md';
 export const EVALS_FILE = 'evals/evals.json';
@@ -103,9 +103,11 @@ export class SkillMissingError extends Error {
 
 export async function runGateJob(
   job: GateJob,
-  services: GateJobServices,
+  given: GateJobServices,
   options: { signal?: AbortSignal; onProgress?: (progress: GateProgress) => void } = {},
 ): Promise<GateRunResult> {
+  // Every request of the job passes the gate model's window check (docs/context-window.md).
+  const services = given.fits ? { ...given, provider: windowGuardedProvider(given.provider, given.fits) } : given;
   const before = await currentHashes(services, job.skill);
   if (before.markdown === null) throw new SkillMissingError(`The skill "${job.skill}" has no SKILL.md; nothing to verify.`);
   const readFile: ReadCaseFile = (path) => services.readSkillFile(job.skill, path);

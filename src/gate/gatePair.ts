@@ -13,7 +13,7 @@
  * - in strict mode the baseline is replayed a second time, uncached; disagreeing pass counts
  *   flag the case as unstable (it counts as a tie).
  */
-import type { ChatMessage, ChatProvider, Usage } from '../providers/provider';
+import { ProviderError, type ChatMessage, type ChatProvider, type StreamPart, type ToolSpec, type Usage } from '../providers/provider';
 import { replayCacheKey } from './cacheKey';
 import { answerText, scoreOutput, type RegexRunner } from './checks';
 import { replayArm, type ArmReplay, type ParamMemory, type Sleep } from './replayArm';
@@ -33,7 +33,27 @@ export const TOO_LONG_FOR_MODEL_FLAG = 'too_long_for_model';
  * it does, else the reason in words ("too long for qwen3:4b: …"). Supplied by the app, which knows
  * the window and counts tokens (src/app/modelWindows.ts).
  */
-export type RequestFits = (messages: readonly ChatMessage[], maxTokens: number) => string | null;
+export type RequestFits = (messages: readonly ChatMessage[], maxTokens: number, tools?: readonly ToolSpec[]) => string | null;
+
+/**
+ * The gate's provider behind the window check: every request a gate job makes — replays, the
+ * noise probe, reach requests, a description proposal — is checked before it is sent, and one that
+ * does not fit fails as a context-length refusal would, without reaching the model
+ * (docs/context-window.md, "Background work").
+ */
+export function windowGuardedProvider(provider: ChatProvider, fits: RequestFits): ChatProvider {
+  return {
+    id: provider.id,
+    model: provider.model,
+    nativeTools: provider.nativeTools,
+    stream(request) {
+      const reason = fits(request.messages, request.maxTokens ?? 0, request.tools);
+      if (reason === null) return provider.stream(request);
+      const refusal = new ProviderError('bad-request', reason, 'Choose a gate model with a larger window, or shorten the skill and its cases.', undefined, { contextTooLong: true });
+      return { [Symbol.asyncIterator]: () => ({ next: (): Promise<IteratorResult<StreamPart>> => Promise.reject(refusal) }) };
+    },
+  };
+}
 
 /** What a run spent so far; shared by every case of the run. */
 export interface RunMeter {

@@ -5,6 +5,7 @@ import { runAgentTurn } from '../../src/agent/agentLoop';
 import { ToolRegistry } from '../../src/tools/toolRegistry';
 import { ok } from '../../src/tools/toolResult';
 import { fakeProvider } from './helpers/fakeProvider';
+import { runSessionSearch } from '../../src/sessions/sessionSearchTool';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
 
 const longBody = Array.from({ length: 400 }, (_, n) => `Step ${n}: do part ${n} of the long procedure carefully.`).join('\n');
@@ -71,5 +72,35 @@ describe('the agent loop gives tools the room left', () => {
       prepareCall: async (added) => ({ systemPrompt: 'S', messages: [{ role: 'user', content: 'go' }, ...added], resultRoomTokens: 1_000 }),
     });
     expect(seen).toEqual([1_500, 1_500]);
+  });
+});
+
+describe('session_search within the room the window has left', () => {
+  const hit = (n: number) => ({
+    sessionId: `s${n}`,
+    title: `Chat ${n}`,
+    date: '2026-12-01',
+    matchCount: 3,
+    snippets: [1, 2, 3].map((k) => ({ role: 'user', text: `snippet ${k} of chat ${n}: ${'words about heron '.repeat(10)}` })),
+  });
+  const search = { search: async () => Array.from({ length: 8 }, (_, n) => hit(n)) } as never;
+
+  it('keeps one snippet per session and drops the weakest matches, saying how many', async () => {
+    const context = { ...createWriteContext('foreground'), resultRoomChars: 1_200 };
+    const result = await runSessionSearch({ search }, { query: 'heron' }, context);
+    const results = result.results as { session_id: string; snippets: string[] }[];
+    expect(result.success).toBe(true);
+    expect(JSON.stringify(results).length).toBeLessThanOrEqual(1_200);
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.length).toBeLessThan(8);
+    expect(results[0]!.session_id).toBe('s0');
+    expect(results.every((entry) => entry.snippets.length === 1)).toBe(true);
+    expect(result.note).toBe(`${8 - results.length} more matching session(s) left out to fit your context window; search with more exact words to see them.`);
+  });
+
+  it('returns everything when no room is set', async () => {
+    const result = await runSessionSearch({ search }, { query: 'heron' }, createWriteContext('foreground'));
+    expect(result.results).toHaveLength(8);
+    expect(result.note).toBeUndefined();
   });
 });

@@ -4,6 +4,10 @@ import { schemaProblems, valueProblem } from '../../../src/skills/jsonSchemaSubs
 import { casesAgainstManifest, parseToolCasesFile } from '../../../src/gate/toolCases';
 import { forgedToolFileRule } from '../../../src/gate/toolFileRules';
 import { checkFilePath } from '../../../src/skills/validation';
+import { buildSkillsZip, collectSkill } from '../../../src/skills/zipExport';
+import { applyImport, planImport } from '../../../src/skills/zipImport';
+import { strFromU8, unzipSync } from 'fflate';
+import { createTestEngine, skillContent } from '../helpers/skillTestEngine';
 
 const manifest = {
   name: 'vat-total',
@@ -160,5 +164,30 @@ describe('the file rule of skill_manage', () => {
 describe('JSON errors', () => {
   it('turn a position into a line and column', () => {
     expect(parseJsonWithLine('[1,\n2,\n,]', 'x.json')).toMatchObject({ ok: false, error: expect.stringMatching(/line 3, column 1/) });
+  });
+});
+
+describe('export and import carry a skill’s forged tools', () => {
+  it('tools/ and evals/tool-cases.json go out in the zip and come back in, byte for byte, with no proof', async () => {
+    const files = {
+      'tools/vat-total.js': 'function run(input) { return Math.round(input.net * 119) / 100; }',
+      'tools/vat-total.json': JSON.stringify(manifest, null, 2),
+      'evals/tool-cases.json': JSON.stringify({ tool: 'vat-total', cases: [{ id: 1, input: { net: 10 }, expect: 11.9 }] }, null, 2),
+    };
+    const source = createTestEngine();
+    expect(await source.manage({ action: 'create', name: 'pricing', content: skillContent('pricing') })).toMatchObject({ success: true });
+    for (const [path, content] of Object.entries(files)) {
+      expect(await source.manage({ action: 'write_file', name: 'pricing', file_path: path, file_content: content })).toMatchObject({ success: true });
+    }
+    const zip = await buildSkillsZip([(await collectSkill(source.engine, 'pricing'))!]);
+    const entries = unzipSync(zip);
+    for (const [path, content] of Object.entries(files)) expect(strFromU8(entries[`pricing/${path}`]!)).toBe(content);
+
+    const target = createTestEngine();
+    const plan = planImport(zip);
+    await applyImport(target.engine, plan, { [plan.skills[0]!.id]: { include: true } });
+    for (const [path, content] of Object.entries(files)) expect(await target.files.readText(`skills/pricing/${path}`)).toBe(content);
+    // Proven here or not at all: an imported tool carries no proof, so it is not offered yet.
+    expect((await target.engine.usage.find('pricing'))?.tools).toBeUndefined();
   });
 });

@@ -9,6 +9,7 @@ import { ParamMemory } from '../../../src/gate/replayArm';
 import { MemoryReplayCache } from '../../../src/gate/replayCache';
 import { checkKey } from '../../../src/gate/summary';
 import { BREAKER_PAIRS } from '../../../src/gate/gateRun';
+import { windowGuardedProvider } from '../../../src/gate/gatePair';
 import type { GateProgress } from '../../../src/gate/types';
 import { ProviderError, type ChatProvider } from '../../../src/providers/provider';
 import { casesHashOf, isSuperseded, NO_CASES_HASH, skillHashOf, withSupersession } from '../../../src/gate/verdictRecord';
@@ -310,5 +311,19 @@ describe('runGate: the gate model’s window', () => {
       expect(c.skill.error).toContain('too long for tiny-model');
     }
     expect(result.verdict.verdict).toBe('staged');
+  });
+
+  it('every other request of a job (noise probe, reach, a proposal) passes the same check: one that does not fit never reaches the model', async () => {
+    const model = fontModel();
+    const guarded = windowGuardedProvider(model.provider, (_messages, maxTokens, tools) => (maxTokens > 100 || tools?.length ? 'too long for tiny-model' : null));
+    const drain = async (request: Parameters<ChatProvider['stream']>[0]) => {
+      for await (const _part of guarded.stream(request)) void _part;
+    };
+    await expect(drain({ messages: [{ role: 'user', content: fontPrompt(1) }], maxTokens: 1024 })).rejects.toMatchObject({ contextTooLong: true, message: 'too long for tiny-model' });
+    await expect(drain({ messages: [{ role: 'user', content: fontPrompt(1) }], maxTokens: 50, tools: [{ name: 'skill_view', description: 'd', parameters: {} }] })).rejects.toBeInstanceOf(ProviderError);
+    expect(model.requests).toBe(0);
+    await drain({ messages: [{ role: 'user', content: fontPrompt(1) }], maxTokens: 50 });
+    expect(model.requests).toBe(1);
+    expect(guarded.model).toBe(model.provider.model);
   });
 });
