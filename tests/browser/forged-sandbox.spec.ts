@@ -39,9 +39,14 @@ test('hostile tools each end with a clear error, nothing leaves the page, and th
   page.context().on('request', (request) => {
     if (new URL(request.url()).origin !== appOrigin) outside.push(request.url());
   });
-  const before = scripted.requests.length;
   const providerHost = new URL(scripted.baseUrl).host;
   const hostCounts = () => page.evaluate(() => Object.fromEntries(globalThis.knackUi!.network.byHost.map(({ host, count }) => [host, count])));
+  // Choosing the provider asks it for its models and window; the counter sees each request when its
+  // response ends, so wait until it has counted every request the server logged (preflights are the
+  // browser's own and never counted) before taking the baseline.
+  const fetchedByApp = () => scripted.requests.filter((request) => request.method !== 'OPTIONS').length;
+  await expect.poll(async () => ((await hostCounts())[providerHost] ?? 0) - fetchedByApp()).toBe(0);
+  const before = scripted.requests.length;
   const providerBefore = (await hostCounts())[providerHost] ?? 0;
 
   // Warm up: the engine loads on first use (the .wasm and the worker come from the app's own origin).
