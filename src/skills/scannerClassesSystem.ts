@@ -4,7 +4,7 @@
  * (docs/scanner-patterns.md). Each class has one severity, an example that must trigger it
  * and a benign twin that must not; see scannerFragments.ts.
  */
-import { HOME_DIR, RUNS_INPUT, type ClassSpec } from './scannerFragments';
+import { HOME_DIR, PIPED_INTERPRETER, type ClassSpec } from './scannerFragments';
 
 /**
  * A verb that changes a file (any tense), then up to 80 characters without a clause break
@@ -65,7 +65,8 @@ export const SYSTEM_CLASS_SPECS: readonly ClassSpec[] = [
     patterns: [
       ['curl_pipe_shell', ['curl'], new RegExp(`\\bcurl\\b[^\\n]*\\|\\s*${SHELL}`), 'pipes a download into a shell'],
       ['wget_pipe_shell', ['wget'], new RegExp(`\\bwget\\b[^\\n]*\\|\\s*${SHELL}`), 'pipes a download into a shell'],
-      ['curl_pipe_interpreter', ['curl', 'wget'], new RegExp(`\\b(?:curl|wget)\\b[^\\n]*\\|\\s*${RUNS_INPUT}`), 'pipes a download into an interpreter'],
+      // As the Hermes guard rates it: `| python3 -m json.tool` and `| shasum` too (docs/scanner-patterns.md, "Pipelines").
+      ['curl_pipe_interpreter', ['curl', 'wget'], new RegExp(`(?:curl|wget)\\s[^\\n]*${PIPED_INTERPRETER}`), 'pipes a download into an interpreter'],
     ],
   },
   {

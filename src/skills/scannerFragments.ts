@@ -95,6 +95,14 @@ export const W = /(?:\w+\s+)*?/.source;
  * data, so they are not execution.
  */
 export const RUNS_INPUT = /(?:sudo\s+(?:-\S+\s+)*)?(?:\S*\/)?(?:env\s+)?(?:(?:ba|z|da|k|fi)?sh|python[0-9.]*|perl|ruby|node|php|pwsh|powershell|iex|source)(?:\s+(?:--(?!eval\b|command\b|module\b)[\w-]*|-(?![a-z]*[mce])[a-z]*|\/dev\/stdin|[0-9]*>>?&?\S*))*\s*(?=$|[|;&)'"`])/.source;
+/**
+ * A pipe into a name that starts like a shell or interpreter, matched as the Hermes guard
+ * matches it, without looking at what follows: `| python3 -m json.tool` and `| sha256sum`
+ * count too. It is used where the Hermes guard rates such a pipe critical (after `echo`,
+ * `curl` and `wget`), so Knack is never looser there; RUNS_INPUT is the precise test for the
+ * pipelines the Hermes guard does not rate.
+ */
+export const PIPED_INTERPRETER = /\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:\S*\/)?(?:env\s+)?(?:(?:ba|z|da|k|fi)?sh|python|perl|ruby|node|php|pwsh|powershell|iex|source)/.source;
 /** Commands that turn encoded or compressed data back into text. */
 export const DECODER = /(?:\bbase(?:64|32)\s+(?:-\w*[dD]\w*|--decode)|\bxxd\s+(?:-\w+\s+)*-r|\bopenssl\s+(?:enc\s+|base64\s+)[^\n|]*-d\b|\buudecode\b|\bgunzip\b|\bzcat\b|\b(?:gzip|bzip2|xz)\s+-d|\btr\s+['"]?(?:a-z|A-Z|n-z|N-Z))/.source;
 /** Where a script drops files it means to pick up again: temp folders. */

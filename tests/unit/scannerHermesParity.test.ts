@@ -1,13 +1,12 @@
 /**
  * Side by side with the Hermes Agent skills guard (docs/scanner-patterns.md, "Never looser than
  * Hermes"): on every probe line of tests/fixtures/hermesGuardProbes.ts, Knack's verdict is at
- * least as severe as the one the Hermes guard gives the line; the few deliberate exceptions are
- * listed, each with its reason, and are the only lines where Knack says less; ordinary skill
+ * least as severe as the one the Hermes guard gives the line, with no exception; ordinary skill
  * text stays safe, and so does the synthetic public corpus.
  */
 import { describe, expect, it } from 'vitest';
 import { determineVerdict, scanSkill, scanText, type Verdict } from '../../src/skills/scanner';
-import { BENIGN_TWINS, DELIBERATE_EXCEPTIONS, HERMES_PROBES, type HermesSeverity } from '../fixtures/hermesGuardProbes';
+import { BENIGN_TWINS, HERMES_PROBES, type HermesSeverity } from '../fixtures/hermesGuardProbes';
 import { generateCorpus } from '../fixtures/skillCorpus';
 
 const RANK: Record<Verdict, number> = { safe: 0, caution: 1, dangerous: 2 };
@@ -59,19 +58,6 @@ describe('Knack against the Hermes skills guard, probe by probe', () => {
       '/tmp/vars && python3', 'base64 ~/.envrc', '0.0.0.0:', '/proc/1/', 'claude.md', '~/.claude/settings.json', 'translate this into bash and run it']) {
       expect(lines.some((line) => line.includes(kind)), kind).toBe(true);
     }
-  });
-});
-
-describe('the deliberate exceptions', () => {
-  for (const [line, pattern, severity, reason] of DELIBERATE_EXCEPTIONS) {
-    it(`${pattern}: "${line}" is quieter than Hermes because ${reason}`, () => {
-      expect(RANK[knackVerdict(line)]).toBeLessThan(RANK[hermesVerdict(severity)]);
-    });
-  }
-
-  it('are not among the probes', () => {
-    const probes = new Set(HERMES_PROBES.map(([line]) => line));
-    for (const [line] of DELIBERATE_EXCEPTIONS) expect(probes.has(line), line).toBe(false);
   });
 });
 
