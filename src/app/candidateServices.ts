@@ -1,9 +1,10 @@
 /**
  * Cases from the user's own chats (docs/gate.md, "Independent cases"), the app's part: after a
  * chat turn, the skills it loaded get the user's request as a candidate case (unless this chat
- * taught or edited the skill: its ledger entries name their chat); the skill view lists them,
- * and **Add as case** writes one into evals/evals.json as the user's edit, with its provenance
- * (`knack.origin: "chat"`), while **Dismiss** drops it for good.
+ * taught or edited the skill: its ledger entries name their chat); the skill view lists them.
+ * **Add as case** turns one into a case with its provenance (`knack.origin: "chat"`) and the
+ * checks the review model drafted; the case editor shows it for the user to confirm or edit, and
+ * the candidate leaves the list once the editor saved it. **Dismiss** drops it for good.
  */
 import type { ChatMessage } from '../providers/provider';
 import {
@@ -17,6 +18,7 @@ import {
   type UseOutcome,
 } from '../skills/candidateCases';
 import type { EvalCase, EvalsFile } from '../gate/types';
+import type { ParsedDraft } from '../gate/checkDraft';
 import type { ToolOutcome } from '../tools/toolResult';
 import type { SessionStore } from '../sessions/sessionStore';
 import type { SkillServices } from './skillServices';
@@ -55,14 +57,20 @@ function nextId(evals: EvalCase[]): number {
   return evals.reduce((max, item) => (typeof item.id === 'number' && item.id >= max ? item.id + 1 : max), 1);
 }
 
-/** The case a candidate becomes: its prompt and its provenance; the checks are the user's to add. */
-export function caseFromCandidate(candidate: CandidateCase, evals: EvalCase[]): EvalCase {
+/** The case a candidate becomes: its prompt, its provenance and the drafted checks (none when the draft failed). */
+export function caseFromCandidate(candidate: CandidateCase, evals: EvalCase[], draft: ParsedDraft | null = null): EvalCase {
   return {
     id: nextId(evals),
     prompt: candidate.prompt,
-    checks: [],
+    ...(draft?.expectedOutput ? { expected_output: draft.expectedOutput } : {}),
+    checks: draft?.checks ?? [],
     knack: { origin: 'chat', session_id: candidate.session_id, session_title: candidate.session_title, created_at: candidate.at },
   };
+}
+
+/** Whether a saved cases file holds the case a candidate became (its request, from its chat). */
+export function holdsCandidate(file: EvalsFile, candidate: CandidateCase): boolean {
+  return file.evals.some((item) => item.prompt === candidate.prompt && item.knack?.origin === 'chat' && item.knack.session_id === candidate.session_id);
 }
 
 export interface CandidateDeps {
@@ -75,18 +83,33 @@ export async function listCandidates(deps: CandidateDeps, skill: string): Promis
   return (await (await deps.skills()).engine.usage.get(skill)).candidate_cases ?? [];
 }
 
-/** Adds the candidate as a case (saved as the user's edit); the id of the new case, or the error. */
-export async function addCandidateAsCase(deps: CandidateDeps, skill: string, key: string): Promise<{ success: true; id: string | number } | { success: false; error: string }> {
+/**
+ * The case a candidate would become, for the case editor: nothing is saved yet. Its id follows
+ * the cases saved now; the error when the candidate is gone or the cases file does not parse.
+ */
+export async function candidateAsCase(
+  deps: CandidateDeps,
+  skill: string,
+  key: string,
+  draft: ParsedDraft | null,
+): Promise<{ success: true; case: EvalCase } | { success: false; error: string }> {
   const candidate = (await listCandidates(deps, skill)).find((item) => candidateKey(item) === key);
   if (!candidate) return { success: false, error: 'That request is no longer a candidate of this skill.' };
   const cases = await deps.readCases(skill);
   if (cases.text !== null && !cases.file) return { success: false, error: `evals/evals.json does not parse (${cases.error ?? 'invalid'}); fix it first.` };
-  const file: EvalsFile = cases.file ?? { skill_name: skill, evals: [] };
-  const added = caseFromCandidate(candidate, file.evals);
-  const saved = await deps.saveCases(skill, { ...file, evals: [...file.evals, added] });
-  if (!saved.success) return { success: false, error: saved.error };
+  return { success: true, case: caseFromCandidate(candidate, cases.file?.evals ?? [], draft) };
+}
+
+/**
+ * After the editor saved: a candidate whose case is now in evals/evals.json leaves the list (not
+ * as dismissed: the same request from another chat may come again). True when it left.
+ */
+export async function settleCandidate(deps: CandidateDeps, skill: string, key: string): Promise<boolean> {
+  const candidate = (await listCandidates(deps, skill)).find((item) => candidateKey(item) === key);
+  const cases = await deps.readCases(skill);
+  if (!candidate || !cases.file || !holdsCandidate(cases.file, candidate)) return false;
   await (await deps.skills()).engine.usage.update(skill, (record) => removeCandidate(record, key, false));
-  return { success: true, id: added.id };
+  return true;
 }
 
 export async function dismissCandidate(deps: CandidateDeps, skill: string, key: string): Promise<void> {

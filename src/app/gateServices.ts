@@ -9,6 +9,7 @@
  */
 import type { ToolOutcome } from '../tools/toolResult';
 import type { Check, EvalCase, EvalsFile, VerdictRecord } from '../gate/types';
+import type { ParsedDraft } from '../gate/checkDraft';
 import type { RecordStore } from '../storage/recordStore';
 import type { ToolRegistry } from '../tools/toolRegistry';
 import type { RegexRunner } from '../gate/checks';
@@ -68,8 +69,10 @@ export interface GateServices {
   estimate(skill: string): Promise<GateEstimate>;
   /** Requests from later chats that loaded the skill (region **Cases from your chats**). */
   candidates(skill: string): Promise<CandidateCase[]>;
-  /** **Add as case**: the request joins evals/evals.json with its provenance; returns the new case's id. */
-  addCandidate(skill: string, key: string): Promise<{ success: true; id: string | number } | { success: false; error: string }>;
+  /** **Add as case**: the case the request becomes, with its provenance and drafted checks, for the editor (nothing saved). */
+  candidateAsCase(skill: string, key: string, draft: ParsedDraft | null): Promise<{ success: true; case: EvalCase } | { success: false; error: string }>;
+  /** After the editor saved: the candidate leaves the list when its case is in evals/evals.json. */
+  settleCandidate(skill: string, key: string): Promise<boolean>;
   /** **Dismiss**: the request is dropped and does not come back. */
   dismissCandidate(skill: string, key: string): Promise<void>;
   /** **Use the new description** of a kept description trial: SKILL.md's description line, patched as the user. */
@@ -167,7 +170,8 @@ export async function createGateServices(deps: GateServicesDeps): Promise<GateSe
   const services: GateServices = {
     evidence: (skill) => evidenceOf(deps, modules, skill),
     candidates: async (skill) => (await import('./candidateServices')).listCandidates(candidateDeps(), skill),
-    addCandidate: async (skill, key) => (await import('./candidateServices')).addCandidateAsCase(candidateDeps(), skill, key),
+    candidateAsCase: async (skill, key, draft) => (await import('./candidateServices')).candidateAsCase(candidateDeps(), skill, key, draft),
+    settleCandidate: async (skill, key) => (await import('./candidateServices')).settleCandidate(candidateDeps(), skill, key),
     dismissCandidate: async (skill, key) => (await import('./candidateServices')).dismissCandidate(candidateDeps(), skill, key),
     async useDescription(skill, description) {
       const line = /^description:.*$/m.exec((await readText(skill, SKILL_FILE)) ?? '')?.[0];

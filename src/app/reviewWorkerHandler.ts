@@ -7,7 +7,8 @@
 import type { ChatProvider } from '../providers/provider';
 import type { ProviderSettings } from '../providers/createProvider';
 import type { EngineAccess } from '../providers/webllm/engine';
-import type { GateJob, GateJobOutcome, ReviewWorkerApi } from '../review/reviewWorkerApi';
+import type { CheckDraftJob, GateJob, GateJobOutcome, ReviewWorkerApi } from '../review/reviewWorkerApi';
+import type { CheckDraft } from '../gate/checkDraft';
 import type { ReviewOutcome } from '../review/reviewRun';
 import type { RegexRunner } from '../gate/checks';
 import type { GateProgress } from '../gate/types';
@@ -111,6 +112,18 @@ export function createReviewWorkerHandler(app: () => Promise<AppServices>, optio
       }
     },
 
+    async draftChecks(job) {
+      const controller = new AbortController();
+      running.set(job.runId, controller);
+      try {
+        return await draftChecksInWorker(await app(), job, (settings) => (options.createProvider ?? defaultProvider)(settings, engineAccess), controller.signal);
+      } catch (error) {
+        return { success: false, error: error instanceof Error ? error.message : String(error) };
+      } finally {
+        running.delete(job.runId);
+      }
+    },
+
     async ping() {
       const skills = await (await app()).skills();
       return skills.engine.catalog.size;
@@ -119,6 +132,22 @@ export function createReviewWorkerHandler(app: () => Promise<AppServices>, optio
 }
 
 /** A background model's window and counter from the window book (docs/context-window.md). */
+/** The review model drafts a case's checks from SKILL.md and the request, fitted to its window. */
+async function draftChecksInWorker(
+  services: AppServices,
+  job: CheckDraftJob,
+  createProvider: (settings: ProviderSettings) => Promise<ChatProvider>,
+  signal: AbortSignal,
+): Promise<CheckDraft> {
+  const [skills, appSettings] = await Promise.all([services.skills(), services.settings.read('app')]);
+  const data = await skills.readSkillFile(job.skill, 'SKILL.md');
+  if (data === null) return { success: false, error: `the skill "${job.skill}" has no SKILL.md` };
+  const reviewSettings = reviewProviderSettings(appSettings);
+  const [provider, window, { draftChecks }] = await Promise.all([createProvider(reviewSettings), windowOf(services, appSettings, reviewSettings), import('../gate/checkDraft')]);
+  const fits = requestFitsFor(window, reviewSettings.model || 'the review model');
+  return draftChecks({ provider, fits, signal }, { name: job.skill, markdown: new TextDecoder().decode(data) }, job.prompt);
+}
+
 async function windowOf(services: AppServices, appSettings: KnackSettings, provider: ProviderSettings): Promise<{ window: ModelWindow; counter: TokenCounter }> {
   return (await services.modelWindows()).lookup(modelKeyFor(appSettings, provider));
 }

@@ -25,7 +25,8 @@ import { curatorActivity, reviewActivity, reviewTrigger, type ActivityRecord, ty
 import { GateRuns, type GateBackend, type PermissionRequest, type Timers } from './gateRuns';
 import { stagedAny } from './reviewRun';
 import { reviewTranscript } from './reviewTranscript';
-import type { CuratorRunOptions, ReviewWorkerApi } from './reviewWorkerApi';
+import type { CheckDraftJob, CuratorRunOptions, ReviewWorkerApi } from './reviewWorkerApi';
+import type { CheckDraft } from '../gate/checkDraft';
 import { ReviewScheduler, type ReviewBackend, type ReviewRecord } from './reviewScheduler';
 
 export interface TurnReport {
@@ -53,6 +54,7 @@ export interface LearningNotice {
 export interface LearningBackend extends ReviewBackend, GateBackend {
   runCurator(options: CuratorRunOptions): Promise<CuratorRun>;
   maybeRunCurator(idleMs: number): Promise<CuratorRun | null>;
+  draftChecks(job: CheckDraftJob): Promise<CheckDraft>;
 }
 
 /**
@@ -68,6 +70,7 @@ export function inThreadBackend(api: ReviewWorkerApi): LearningBackend {
     runCurator: (options) => api.runCurator(options),
     maybeRunCurator: (idleMs) => api.maybeRunCurator(idleMs),
     runGate: (job, onProgress) => api.runGate(job, onProgress),
+    draftChecks: (job) => api.draftChecks(job),
   };
 }
 
@@ -168,6 +171,7 @@ export class LearningLoop {
   running = 0;
 
   readonly #backend: LazyBackend;
+  #drafts = 0;
   readonly #scheduler: ReviewScheduler;
   readonly #gate: GateRuns;
   /** Activity writes in order, so a run's "done" never lands before its "running". */
@@ -323,6 +327,20 @@ export class LearningLoop {
     const now = options.now ? { now: options.now.toISOString() } : {};
     const activity = await this.#curatorRun(options.dryRun ? 'dry-run' : 'manual', (backend) => backend.runCurator({ dryRun: options.dryRun, ...now }));
     return activity!; // only a scheduled check can come back without a run
+  }
+
+  /**
+   * The review model drafts the checks of a case added from a chat (docs/gate.md, "Independent
+   * cases"). One request the user asked for, answered into the case editor: no activity record.
+   */
+  async draftChecks(skill: string, prompt: string): Promise<CheckDraft> {
+    if (!canReview(this.deps.reviewProvider())) return { success: false, error: 'no review model is set up' };
+    try {
+      const backend = await this.#backend.get();
+      return await backend.draftChecks({ runId: `draft-checks-${this.#now()}-${++this.#drafts}`, skill, prompt });
+    } catch (error) {
+      return { success: false, error: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   #now(): number {

@@ -13,6 +13,7 @@ import type { ReviewOutcome } from './reviewRun';
 import type { ReviewRequest } from './reviewScheduler';
 import type { GateJob } from '../gate/gateJob';
 import type { GateProgress, VerdictRecord } from '../gate/types';
+import type { CheckDraft } from '../gate/checkDraft';
 
 export type { GateJob } from '../gate/gateJob';
 
@@ -28,6 +29,14 @@ export type GateJobOutcome =
 
 /** One background review (docs/learning-loop.md). */
 export type ReviewJob = ReviewRequest;
+
+/** Checks for a case added from a chat (docs/gate.md, "Independent cases"). */
+export interface CheckDraftJob {
+  runId: string;
+  skill: string;
+  /** The user's request the case replays. */
+  prompt: string;
+}
 
 export interface CuratorRunOptions {
   dryRun: boolean;
@@ -65,4 +74,10 @@ export interface ReviewWorkerApi {
    * `cancel(job.runId)` stops it within the pool's abort; a cancelled run writes no verdict.
    */
   runGate(job: GateJob, onProgress?: (progress: GateProgress) => void): Promise<GateJobOutcome>;
+
+  /**
+   * The review model drafts the checks of a case from the skill and the request: one request
+   * fitted to its window; a failure comes back as `success: false`, never as a throw.
+   */
+  draftChecks(job: CheckDraftJob): Promise<CheckDraft>;
 }

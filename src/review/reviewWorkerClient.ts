@@ -1,5 +1,6 @@
 import * as Comlink from 'comlink';
-import type { CuratorRunOptions, GateJob, GateJobOutcome, ReviewWorkerApi } from './reviewWorkerApi';
+import type { CheckDraftJob, CuratorRunOptions, GateJob, GateJobOutcome, ReviewWorkerApi } from './reviewWorkerApi';
+import type { CheckDraft } from '../gate/checkDraft';
 import { workerName } from '../providers/requestCounter';
 import type { GateProgress } from '../gate/types';
 import type { ReviewOutcome } from './reviewRun';
@@ -67,6 +68,11 @@ export class ReviewWorkerClient implements LearningBackend {
   runGate(job: GateJob, onProgress?: (progress: GateProgress) => void): Promise<GateJobOutcome> {
     // Comlink distributes its Remote type over the union; the value is the same outcome.
     return this.guarded((api) => api.runGate(job, onProgress ? Comlink.proxy(onProgress) : undefined) as Promise<GateJobOutcome>);
+  }
+
+  draftChecks(job: CheckDraftJob): Promise<CheckDraft> {
+    // Comlink distributes its Remote type over the union; the value is the same draft.
+    return this.guarded((api) => api.draftChecks(job) as Promise<CheckDraft>);
   }
 
   ping(): Promise<number> {

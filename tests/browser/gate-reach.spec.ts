@@ -6,7 +6,7 @@
 import { expect, test } from './fixtures';
 import { openLearningApp, sendMessage, waitForReply } from './learningSupport';
 import { isGateReplay, MARKER, openSkillDetail, turnOffAutomaticRuns, verdictWord, verification } from './gateHarness';
-import { answerLikeSmallModel, indexLine, PROPOSED, runSkillTool, seedChangelogSkill } from './reachHarness';
+import { answerLikeSmallModel, indexLine, PROPOSED, seedChangelogSkill } from './reachHarness';
 
 test.use({ scriptedOptions: { models: ['scripted-model', 'small-model'] } });
 
@@ -102,17 +102,30 @@ test.describe('Reach', () => {
     await expect(page.getByRole('region', { name: 'Usage' })).toContainText('Loaded in 1 chat; corrected after 1');
     const region = page.getByRole('region', { name: 'Cases from your chats' });
     await expect(region).toContainText('Please draft the changelog entry for build 300.');
+    // Add as case: the review model drafts the checks, the editor shows them; nothing is saved yet.
+    scripted.clearLog();
     await region.getByRole('button', { name: 'Add as case' }).click();
+    const editor = page.getByRole('form', { name: 'Test cases of changelog-clear' });
+    await expect(editor.getByRole('status').filter({ hasText: 'The review model drafted 1 check for this request from your chat.' })).toBeVisible();
+    const drafts = scripted.chatRequests().filter((request) => String((request.body.messages as { content: string }[])[0]?.content).startsWith('You write the checks of one test case'));
+    expect(drafts).toHaveLength(1);
+    expect(drafts[0]!.body.tools).toBeUndefined();
+    await expect(editor.getByRole('textbox', { name: 'Check 1 Text' })).toHaveValue(MARKER);
+    await expect(region).toContainText('Please draft the changelog entry for build 300.');
+    const casesNow = () =>
+      page.evaluate(async () => {
+        const data = await globalThis.knack!.skills!.readSkillFile('changelog-clear', 'evals/evals.json');
+        return JSON.parse(new TextDecoder().decode(data!)) as { evals: { id: number; prompt: string; checks?: unknown[]; knack?: { origin: string; session_id?: string } }[] };
+      });
+    expect((await casesNow()).evals.some((item) => item.prompt.includes('build 300'))).toBe(false);
+
+    // The user confirms: the case is saved with its provenance and the drafted check, and leaves the list.
+    await editor.getByRole('button', { name: 'Save cases' }).click();
+    await expect(editor).toHaveCount(0);
     await expect(region).toHaveCount(0);
-    const file = await page.evaluate(async () => {
-      const data = await globalThis.knack!.skills!.readSkillFile('changelog-clear', 'evals/evals.json');
-      return JSON.parse(new TextDecoder().decode(data!)) as { evals: { id: number; prompt: string; knack?: { origin: string; session_id?: string } }[] };
-    });
-    const added = file.evals.find((item) => item.prompt.includes('build 300'))!;
+    const added = (await casesNow()).evals.find((item) => item.prompt.includes('build 300'))!;
     expect(added.knack).toMatchObject({ origin: 'chat', session_id: expect.any(String) });
-    // The user confirms the case with a check (as the case editor would save it).
-    const withCheck = { ...file, evals: file.evals.map((item) => (item.id === added.id ? { ...item, checks: [{ type: 'contains', value: MARKER }] } : item)) };
-    await runSkillTool(page, { action: 'write_file', name: 'changelog-clear', file_path: 'evals/evals.json', file_content: JSON.stringify(withCheck, null, 2) });
+    expect(added.checks).toEqual([{ type: 'contains', value: MARKER }]);
 
     await page.getByRole('button', { name: 'Verify', exact: true }).click();
     await expect(verdictWord(page)).toHaveText('promoted', { timeout: 60_000 });

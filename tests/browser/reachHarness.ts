@@ -58,6 +58,13 @@ export function answerLikeSmallModel(server: ScriptedServer): void {
     const messages = request.body.messages as Message[];
     // The description trial's proposer (src/gate/descriptionTrial.ts PROPOSER_SYSTEM_V1).
     if (String(messages[0]?.content ?? '').startsWith('You write the one-line description of a skill')) return { text: PROPOSED };
+    // The check drafter (src/gate/checkDraft.ts CHECK_DRAFT_SYSTEM_V1), answering as a small model
+    // does: prose around a fenced block, one check the gate refuses, and one taken from the skill.
+    if (String(messages[0]?.content ?? '').startsWith('You write the checks of one test case')) {
+      const sawRule = String(messages[1]?.content ?? '').includes(`Always include ${MARKER}`);
+      const checks = [{ type: 'mentions', value: 'changelog' }, ...(sawRule ? [{ type: 'contains', value: MARKER }] : [])];
+      return { text: `Here are the checks:\n\`\`\`json\n${JSON.stringify({ expected_output: 'A changelog entry that follows the skill.', checks })}\n\`\`\`\nHope this helps.` };
+    }
     if (!isFirstChatShaped(request) || messages.some((message) => message.role === 'tool')) return { text: 'Noted.' };
     const pick = smallModelPick(request);
     return pick ? { toolCalls: [{ name: 'skill_view', arguments: { name: pick } }] } : { text: 'Noted.' };

@@ -1,7 +1,8 @@
 /**
  * Cases from the user's own chats (docs/gate.md, "Independent cases"): which skills a turn
  * loaded (the model's skill_view, or a /<skill> invocation), candidates kept once and never
- * again after a dismissal, and the case a candidate becomes (its provenance, no checks yet).
+ * again after a dismissal, and the case a candidate becomes (its provenance and the drafted checks),
+ * saved only by the case editor.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -18,7 +19,7 @@ import {
 } from '../../src/skills/candidateCases';
 import { oftenCorrected } from '../../src/curator/curatorRules';
 import { emptyUsageRecord } from '../../src/skills/usageStore';
-import { caseFromCandidate } from '../../src/app/candidateServices';
+import { caseFromCandidate, holdsCandidate } from '../../src/app/candidateServices';
 import { buildSkillInvocation } from '../../src/skills/skillInvocation';
 import type { ChatMessage } from '../../src/providers/provider';
 
@@ -72,6 +73,18 @@ describe('candidates on the usage record', () => {
       checks: [],
       knack: { origin: 'chat', session_id: 's2', session_title: 'Builds', created_at: '2026-12-01T10:00:00.000Z' },
     });
+  });
+
+  it('takes the checks and the expected output the review model drafted', () => {
+    const checks = [{ type: 'icontains' as const, value: 'build 9' }];
+    expect(caseFromCandidate(candidate, [], { checks, expectedOutput: 'Names the build.', dropped: 1 })).toMatchObject({ id: 1, checks, expected_output: 'Names the build.' });
+  });
+
+  it('is found in a saved file by its request and its chat, not by its request alone', () => {
+    const saved = caseFromCandidate(candidate, []);
+    expect(holdsCandidate({ evals: [saved] }, candidate)).toBe(true);
+    expect(holdsCandidate({ evals: [{ ...saved, knack: { ...saved.knack!, session_id: 'other' } }] }, candidate)).toBe(false);
+    expect(holdsCandidate({ evals: [{ id: 1, prompt: candidate.prompt }] }, candidate)).toBe(false);
   });
 });
 

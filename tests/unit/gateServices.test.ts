@@ -13,6 +13,7 @@ import { createNodeRegexRunner, inlineRegexRunner } from './helpers/nodeRegexRun
 import { createGateModel } from './gate/helpers/gateModel';
 import { evalsText, fontBaseline, fontCases, fontGood, instantSleep, skillMarkdown } from './gate/helpers/gateRuns';
 import { parseEvalsFile } from '../../src/gate/evalCases';
+import { addCandidate, candidateKey, type CandidateCase } from '../../src/skills/candidateCases';
 
 const SKILL = 'house-font';
 const opened: AppServices[] = [];
@@ -134,5 +135,37 @@ describe('createGateServices', () => {
     expect((await gate.estimate(SKILL)).requests).toBe(8);
     await app.settings.update('app', { baseUrl: 'https://api.example.com/v1' });
     expect(await gate.estimate(SKILL)).toMatchObject({ requests: 24, cached: 0, host: 'api.example.com', local: false });
+  });
+});
+
+describe('Add as case (docs/gate.md, "Independent cases")', () => {
+  const candidate: CandidateCase = { prompt: 'Caption the launch photo.', session_id: 's2', session_title: 'Launch', at: '', via: 'skill_view' };
+
+  it('opens the editor on an unsaved case with the drafted checks; the candidate leaves only once the editor saved it', async () => {
+    const { app, gate } = await setup();
+    const skills = await app.skills();
+    await skills.engine.usage.update(SKILL, (record, now) => addCandidate(record, { ...candidate, at: now }));
+    const key = candidateKey(candidate);
+
+    const made = await gate.candidateAsCase(SKILL, key, { checks: [{ type: 'icontains', value: 'Pretendard' }], expectedOutput: 'Uses the house font.', dropped: 0 });
+    expect(made).toMatchObject({ success: true, case: { id: 9, prompt: candidate.prompt, expected_output: 'Uses the house font.', checks: [{ type: 'icontains', value: 'Pretendard' }], knack: { origin: 'chat', session_id: 's2' } } });
+    // Nothing is saved yet: the candidate stays, and settling finds no case.
+    expect(await gate.settleCandidate(SKILL, key)).toBe(false);
+    expect(await gate.candidates(SKILL)).toHaveLength(1);
+    if (!made.success) return;
+
+    const before = (await gate.readCases(SKILL)).file!;
+    const written = await gate.saveCases(SKILL, { ...before, evals: [...before.evals, made.case] });
+    expect(written.success, JSON.stringify(written)).toBe(true);
+    expect(await gate.settleCandidate(SKILL, key)).toBe(true);
+    expect(await gate.candidates(SKILL)).toEqual([]);
+    // It left the list without being dismissed: the same request from another chat may come again.
+    expect((await skills.engine.usage.get(SKILL)).dismissed_candidates ?? []).toEqual([]);
+  });
+
+  it('says what to do when the request is no longer a candidate', async () => {
+    const { gate } = await setup();
+    expect(await gate.candidateAsCase(SKILL, 'no-such-key', null)).toEqual({ success: false, error: 'That request is no longer a candidate of this skill.' });
+    expect(await gate.settleCandidate(SKILL, 'no-such-key')).toBe(false);
   });
 });

@@ -6,6 +6,7 @@ import type { ReviewWorkerApi } from '../../src/review/reviewWorkerApi';
 import { fakeProvider, type FakeTurn } from './helpers/fakeProvider';
 import { memoryAppServices } from './helpers/memoryAppServices';
 import { skillContent } from './helpers/skillTestEngine';
+import { createWriteContext } from '../../src/tools/writeContext';
 
 const conversation = [
   { role: 'user' as const, content: 'Clean up this CSV export.' },
@@ -79,5 +80,22 @@ describe('the review worker handler (in-thread)', () => {
     const seeded = await app.curatorState.read();
     expect(seeded.runCount).toBe(0);
     expect(seeded.lastRunAt).not.toBeNull();
+  });
+
+  it('drafts the checks of a case with the review model: the skill and the request in one request, no tools', async () => {
+    const { api, app, storage, seen, requests } = await handler([{ text: '```json\n{"checks": [{"type": "icontains", "value": "header"}]}\n```' }]);
+    await storage.stores.settings.put('app', { baseUrl: 'http://server/v1', model: 'chat-model', reviewProvider: { baseUrl: '', model: 'review-model' } });
+    const registry = await app.tools();
+    expect((await registry.dispatchOutcome('skill_manage', { action: 'create', name: 'csv-cleanup', content: skillContent('csv-cleanup') }, createWriteContext('user'))).success).toBe(true);
+
+    const draft = await api.draftChecks({ runId: 'draft-1', skill: 'csv-cleanup', prompt: 'The header row of this export is broken.' });
+    expect(draft).toEqual({ success: true, checks: [{ type: 'icontains', value: 'header' }], expectedOutput: null, dropped: 0 });
+    expect(seen).toEqual([expect.objectContaining({ model: 'review-model' })]);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]!.tools).toBeUndefined();
+    expect(requests[0]!.messages[1]!.content).toContain('name: csv-cleanup');
+    expect(requests[0]!.messages[1]!.content).toContain('The header row of this export is broken.');
+
+    expect(await api.draftChecks({ runId: 'draft-2', skill: 'no-such-skill', prompt: 'x' })).toEqual({ success: false, error: 'the skill "no-such-skill" has no SKILL.md' });
   });
 });

@@ -12,7 +12,8 @@ import type { GateActivity } from '../../review/activity';
 import type { EvalCase, EvalsFile, GateProgress, VerdictRecord } from '../../gate/types';
 import type { SettingChange } from '../../storage/settingsService';
 import type { KnackSettingsService } from '../../app/settings';
-import type { CandidateCase } from '../../skills/candidateCases';
+import { candidateKey, type CandidateCase } from '../../skills/candidateCases';
+import type { CheckDraft } from '../../gate/checkDraft';
 import { learning } from './learning.svelte';
 import { needsConfirmation, runEndNotice } from './gateRunRules';
 
@@ -27,12 +28,21 @@ type VerifyModel = { providerId: string; model: string };
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** What the editor says about a case added from a chat: the checks drafted, or why there are none. */
+function draftNote(draft: CheckDraft): string {
+  if (!draft.success) return `The review model could not draft checks (${draft.error}). Write them below, then save the cases.`;
+  const count = `${draft.checks.length} ${draft.checks.length === 1 ? 'check' : 'checks'}`;
+  return `The review model drafted ${count} for this request from your chat. Confirm or edit them, then save the cases.`;
+}
+
 class GateViewState {
   skill = $state<string | null>(null);
   evidence = $state<GateEvidence | null>(null);
   cases = $state<GateCasesFile | null>(null);
   /** Requests from later chats that loaded the skill (docs/gate.md, "Independent cases"). */
   candidates = $state<CandidateCase[]>([]);
+  /** A case from a chat waiting in the editor for the user to confirm its drafted checks. */
+  pendingCandidate = $state<{ key: string; evalCase: EvalCase; note: string } | null>(null);
   /** A record picked in the history; null shows the latest. */
   selectedId = $state<string | null>(null);
   editorOpen = $state(false);
@@ -73,6 +83,7 @@ class GateViewState {
       this.evidence = null;
       this.cases = null;
       this.candidates = [];
+      this.pendingCandidate = null;
       this.selectedId = null;
       this.editorOpen = false;
       this.confirm = null;
@@ -200,17 +211,31 @@ class GateViewState {
     }
   };
 
-  /** **Add as case**: the request joins the cases with its provenance; the editor opens for its checks. */
+  /**
+   * **Add as case**: the review model drafts the checks, then the case editor opens with the new
+   * case (its request, its provenance, the drafted checks) for the user to confirm or edit. Nothing
+   * is saved until the editor saves; the candidate leaves the list then.
+   */
   addCandidate = async (key: string): Promise<void> => {
     const name = this.skill;
-    if (!name || this.busy) return;
+    const candidate = this.candidates.find((item) => candidateKey(item) === key);
+    if (!name || !candidate || this.busy) return;
     this.busy = true;
+    this.error = null;
+    this.notice = 'The review model is drafting checks for this request…';
     try {
-      const added = await (await gateServices()).addCandidate(name, key);
-      await this.refresh();
-      if (!added.success) this.error = added.error;
-      else this.openEditor();
+      const draft = await learning.draftChecks(name, candidate.prompt);
+      if (this.skill !== name) return;
+      const made = await (await gateServices()).candidateAsCase(name, key, draft.success ? draft : null);
+      this.notice = null;
+      if (!made.success) {
+        this.error = made.error;
+        return;
+      }
+      this.pendingCandidate = { key, evalCase: made.case, note: draftNote(draft) };
+      this.openEditor();
     } catch (error) {
+      this.notice = null;
       this.error = message(error);
     } finally {
       this.busy = false;
@@ -254,6 +279,7 @@ class GateViewState {
 
   closeEditor = (): void => {
     this.editorOpen = false;
+    this.pendingCandidate = null;
   };
 
   /** Saves evals/evals.json through the skill tool; its error, or its lint warnings, show in the editor. */
@@ -270,6 +296,12 @@ class GateViewState {
       }
       const warnings = Array.isArray(outcome.warnings) ? outcome.warnings.map(String) : [];
       this.saveWarnings = warnings;
+      const pending = this.pendingCandidate;
+      if (pending) {
+        // Saved with its case (the user may also have deleted it in the editor: then it stays a candidate).
+        await (await gateServices()).settleCandidate(name, pending.key);
+        this.pendingCandidate = null;
+      }
       if (warnings.length === 0) this.editorOpen = false;
       await this.refresh();
     } catch (error) {

@@ -11,6 +11,7 @@ import { appServices } from '../../app/services';
 import { IdleClock, type LearningLoop, type LearningNotice, type TurnReport } from '../../review/learningLoop';
 import type { CuratorActivity, GateActivity, GateTrigger } from '../../review/activity';
 import type { GateProgress } from '../../gate/types';
+import type { CheckDraft } from '../../gate/checkDraft';
 import type { PermissionRequest } from '../../review/gateRuns';
 
 export type { LearningNotice, TurnReport } from '../../review/learningLoop';
@@ -182,6 +183,15 @@ class LearningState {
     } catch (error) {
       console.warn('[knack] the curator check failed', error);
       return null;
+    }
+  }
+
+  /** The review model drafts a case's checks from the skill and the request (never throws). */
+  async draftChecks(skill: string, prompt: string): Promise<CheckDraft> {
+    try {
+      return await (await this.#ready()).draftChecks(skill, prompt);
+    } catch (error) {
+      return { success: false, error: error instanceof Error ? error.message : String(error) };
     }
   }
 

@@ -31,12 +31,21 @@ export class CaseEditorState {
   #file: EvalsFile;
   #validate: () => ValidateCase;
 
-  constructor(file: EvalsFile | null, validate: () => ValidateCase) {
+  /**
+   * `added` is a case not saved yet (one added from a chat, with drafted checks): it comes last,
+   * open, and counts as edited, so its problems show at once and the save writes it.
+   */
+  constructor(file: EvalsFile | null, validate: () => ValidateCase, added: EvalCase | null = null) {
     // A private plain copy (the caller may pass a $state proxy, which structuredClone refuses):
     // the caller's record must not change while the user types.
     this.#file = $state.snapshot(file ?? { evals: [] }) as EvalsFile;
     this.#validate = validate;
     this.rows = this.#file.evals.map((data) => this.#row(data, false));
+    if (added) {
+      const row = this.#row($state.snapshot(added) as EvalCase, true);
+      this.rows.push(row);
+      this.openKey = row.key;
+    }
   }
 
   #row(data: EvalCase, touched: boolean): CaseRow {
