@@ -89,11 +89,34 @@ async function readSkillFiles(engine: SkillEngine, dir: string, modes: Map<strin
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
+/**
+ * The modes of a nested skill that came in with its parent (docs/skill-tools.md, "Nested skills on
+ * import"): its own ledger has no import, but the nearest imported ancestor's recorded every file
+ * under it. Null when no ancestor was imported.
+ */
+async function modesFromParent(engine: SkillEngine, dir: string): Promise<Map<string, number> | null> {
+  for (let cut = dir.lastIndexOf('/'); cut > 0; cut = dir.lastIndexOf('/', cut - 1)) {
+    const parent = engine.catalog.byDirectory(dir.slice(0, cut));
+    if (!parent) continue;
+    const parentModes = importedModes(await engine.ledger.list(parent.name));
+    if (!parentModes) return null;
+    const prefix = `${dir.slice(cut + 1)}/`;
+    const modes = new Map<string, number>();
+    for (const [path, mode] of parentModes) if (path.startsWith(prefix)) modes.set(path.slice(prefix.length), mode);
+    return modes;
+  }
+  return null;
+}
+
+/** Whether a skill's own ledger says where its files came from (an import, a create, or a delete since). */
+const hasOwnOrigin = (history: readonly LedgerEntry[]) => history.some((entry) => entry.action === 'import' || entry.action === 'create' || entry.action === 'delete');
+
 /** A stored skill as export input; null when it has no files. `history`: its ledger entries, oldest first. */
 export async function collectSkill(engine: SkillEngine, name: string, history?: readonly LedgerEntry[]): Promise<ExportSkill | null> {
   const entry = engine.catalog.findByName(name)[0];
   if (!entry) return null;
-  const modes = importedModes(history ?? (await engine.ledger.list(name)));
+  const own = history ?? (await engine.ledger.list(name));
+  const modes = hasOwnOrigin(own) ? importedModes(own) : await modesFromParent(engine, entry.dir);
   const files = await readSkillFiles(engine, entry.dir, modes);
   if (files.length === 0) return null;
   await addVerificationSidecar(engine, name, files);

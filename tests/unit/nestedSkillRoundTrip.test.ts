@@ -88,6 +88,20 @@ describe('import then export gives back every file, byte for byte and mode for m
     });
   }
 
+  it('a nested skill that came in with its parent exports alone with the modes it was imported with', async () => {
+    const t = createTestEngine();
+    const plan = planImport(nestedRepoZip('toolkit'));
+    await applyImport(t.engine, plan, includeAll(plan));
+    const entry = t.engine.catalog.byDirectory('skills/toolkit/skills/node/node-setup')!;
+    const skill = await collectSkill(t.engine, entry.name);
+    const exported = entriesOf(await buildSkillsZip([skill!]), entry.name);
+    const original = nestedRepoFiles().filter((file) => file.path.startsWith('skills/node/node-setup/'));
+    expect([...exported.keys()].sort()).toEqual(original.map((file) => file.path.slice('skills/node/node-setup/'.length)).sort());
+    for (const file of original) expect(exported.get(file.path.slice('skills/node/node-setup/'.length))!.unixMode, file.path).toBe(0o100000 | file.mode);
+    // 750, not the 755 Knack gives a #! script it made itself.
+    expect(exported.get('scripts/run.py')!.unixMode).toBe(0o100750);
+  });
+
   it('when a nested skill was also imported on its own before', async () => {
     const t = createTestEngine();
     const alone = planImport(nestedSkillZip('skills/python/lint', 'lint'));
