@@ -14,9 +14,12 @@
  * `learning.settled()` waits for the activity writes. Reported:
  * - `longTasksOver50ms`: main-thread long tasks during the three runs (PerformanceObserver
  *   'longtask'); budget 0.
- * - `requestsPerCase`: requests the first run sent per case (≤ 2: one per arm; the noise probe
- *   is one more per run at most).
- * - `reverifyRequests`: requests when the unchanged skill is verified again (0: all cached).
+ * - `requestsPerCase`: replay requests the first run sent per case (≤ 2: one per arm; the noise
+ *   probe is one more per run at most), from the run's verdict record (`cost.requests`).
+ * - `reachRequestsPerCase`: the reach measurement's requests per case (docs/gate.md, "Reach": one
+ *   first-chat request per case, from `reach.cost.requests`); `totalRequestsPerCase` both together.
+ * - `reverifyRequests`: requests, replays and reach together, when the unchanged skill is
+ *   verified again (0: all cached).
  * - `overheadPerRequestMs`: the run's wall time minus the model's own latency (fixed delay ×
  *   requests / pool size), per request: what the gate itself adds. The first run includes
  *   starting the review worker; `withoutCache` repeats the run with every arm sent again
@@ -48,9 +51,18 @@ interface LearningHandle {
   settled(): Promise<void>;
 }
 
+/** The part of the run's verdict record the bench reads: what replays and reach each sent. */
+interface RecordCost {
+  cost: { requests: number };
+  reach?: { cost: { requests: number } };
+}
+
 interface ConsoleHandles {
   knack?: {
-    skills?: { registry: { dispatch(name: string, args: unknown, context: unknown): Promise<string> } };
+    skills?: {
+      registry: { dispatch(name: string, args: unknown, context: unknown): Promise<string> };
+      verdicts: { latest(skill: string): Promise<RecordCost | null> };
+    };
     settings?: { keys(): string[]; update(key: string, change: Record<string, unknown>): Promise<unknown> };
   };
   knackUi?: { learning: LearningHandle; settings?: { save(changes: Record<string, unknown>): Promise<void> } };
@@ -153,6 +165,9 @@ export const benches: BrowserBench[] = [
       try {
         await writeAsUser({ action: 'write_file', name, file_path: 'evals/evals.json', file_content: evalsJson(name) });
         const first = await observedRun(() => verify(name), learning);
+        const record = await handles().knack!.skills!.verdicts.latest(name);
+        if (!record) throw new Error('the first run left no verdict record');
+        const reachRequests = record.reach?.cost.requests ?? 0;
         const again = await observedRun(() => verify(name), learning);
         // "Verify again without cache": every arm sent again, with the worker and the gate's code already loaded.
         const warm = await observedRun(() => verify(name, { useCache: false }), learning);
@@ -167,7 +182,9 @@ export const benches: BrowserBench[] = [
           longestTaskMs: Math.round(Math.max(first.longestMs, again.longestMs, warm.longestMs)),
           requests,
           cacheHits: first.outcome.cacheHits,
-          requestsPerCase: round(requests / CASES, 2),
+          requestsPerCase: round(record.cost.requests / CASES, 2),
+          reachRequestsPerCase: round(reachRequests / CASES, 2),
+          totalRequestsPerCase: round(requests / CASES, 2),
           runMs: Math.round(first.ms),
           modelMs: Math.round(modelMs),
           overheadPerRequestMs: requests > 0 ? round((first.ms - modelMs) / requests) : null,

@@ -42,6 +42,8 @@ export interface SessionPromptContext {
   model?: string;
   /** The chat model's window limits on the prompt's parts (docs/context-window.md). */
   fit?: PromptFit;
+  /** A reach measurement's skill, labelled as if promoted (skills/skillIndex.ts `asPromoted`). */
+  asPromoted?: string;
 }
 
 export type SessionPromptBuilder = (firstUserMessage: string, context?: SessionPromptContext) => Promise<string>;
@@ -62,6 +64,7 @@ export function sessionPromptBuilder(sources: SessionPromptSources): SessionProm
         compactHeader: fit !== undefined && fit.indexTokens < 1_000,
         firstUserMessage,
         ...(context?.model !== undefined ? { model: context.model } : {}),
+        ...(context?.asPromoted !== undefined ? { asPromoted: context.asPromoted } : {}),
       }),
     ]);
     return buildSystemPrompt({ tools, memorySnapshot, skillIndex });

@@ -38,8 +38,8 @@ export async function splitTrialCases(cases: ReachCase[]): Promise<{ train: Reac
 export function withIndexDescription(build: FirstChatRequestBuilder, indexName: string, current: string, description: string): FirstChatRequestBuilder {
   const from = `- ${indexName}: ${cutDescription(current)}`;
   const to = `- ${indexName}: ${cutDescription(description)}`;
-  return async (prompt, model) => {
-    const request = await build(prompt, model);
+  return async (prompt, model, measured) => {
+    const request = await build(prompt, model, measured);
     const [system, ...rest] = request.messages;
     return { ...request, messages: [{ ...system!, content: system!.content.replace(from, to) }, ...rest] };
   };

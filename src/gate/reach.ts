@@ -43,7 +43,7 @@ export function reachCasesOf(file: EvalsFile): ReachCase[] {
 }
 
 export interface ReachInput {
-  /** The skill's name and the name its index line shows (the frontmatter name), both accepted. */
+  /** The skill's catalogue name first, then the name its index line shows (the frontmatter name); both count as loading it. */
   names: string[];
   cases: ReachCase[];
   provider: ChatProvider;
@@ -130,7 +130,8 @@ export function loadsSkill(action: FirstAction, names: string[]): boolean {
 }
 
 async function measureCase(input: ReachInput, testCase: ReachCase, cost: ReachRecord['cost']): Promise<ReachCaseResult> {
-  const request = await input.buildRequest(testCase.prompt, input.modelKey);
+  // The first name is the catalogue's: the skill is labelled as if promoted (docs/gate.md, "Reach").
+  const request = await input.buildRequest(testCase.prompt, input.modelKey, input.names[0]);
   const key = await reachKey(input.providerId, input.provider.model, input.params, request);
   const routed = input.route ? { routed: input.names.includes(input.route(testCase.prompt) ?? '') } : {};
   const cached = input.useCache === false ? undefined : await input.cache.get(key);

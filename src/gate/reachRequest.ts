@@ -9,7 +9,7 @@
 import type { ChatMessage, ToolSpec } from '../providers/provider';
 
 /** What a chat's first prompt is built with: `sessionPromptBuilder(...)` of agent/sessionPrompt.ts. */
-export type SessionPromptBuild = (firstUserMessage: string, context?: { model?: string }) => Promise<string>;
+export type SessionPromptBuild = (firstUserMessage: string, context?: { model?: string; asPromoted?: string }) => Promise<string>;
 
 export interface FirstChatRequestDeps {
   buildSystemPrompt: SessionPromptBuild;
@@ -22,12 +22,16 @@ export interface FirstChatRequest {
   tools: ToolSpec[];
 }
 
-/** `(prompt, model key) → request`: the builder reach measurements use. */
-export type FirstChatRequestBuilder = (prompt: string, model?: string) => Promise<FirstChatRequest>;
+/**
+ * `(prompt, model key, measured skill) → request`: the builder reach measurements use. The
+ * measured skill is labelled in the index as if promoted on that model (docs/gate.md, "Reach").
+ */
+export type FirstChatRequestBuilder = (prompt: string, model?: string, measured?: string) => Promise<FirstChatRequest>;
 
 export function firstChatRequestBuilder(deps: FirstChatRequestDeps): FirstChatRequestBuilder {
-  return async (prompt, model) => {
-    const systemPrompt = await deps.buildSystemPrompt(prompt, model !== undefined ? { model } : undefined);
+  return async (prompt, model, measured) => {
+    const context = { ...(model !== undefined ? { model } : {}), ...(measured !== undefined ? { asPromoted: measured } : {}) };
+    const systemPrompt = await deps.buildSystemPrompt(prompt, Object.keys(context).length > 0 ? context : undefined);
     return {
       messages: [
         { role: 'system', content: systemPrompt },

@@ -41,6 +41,18 @@ export interface IndexOptions {
    * verdicts (docs/gate.md, "Per-model verdicts"). Absent: the newest verdict of any model.
    */
   model?: string;
+  /**
+   * The skill a reach measurement is about (its catalogue name): labelled as it would be once
+   * promoted on `model`, whatever its verdict now (docs/gate.md, "Reach"). Otherwise the
+   * promotion a run decides would change every reach request it was measured with.
+   */
+  asPromoted?: string;
+}
+
+/** The label a skill would have once promoted on `model` (its state kept: an archived skill stays out). */
+export function promotedLabel(label: SkillLabel | undefined, model?: string): SkillLabel {
+  const state = label?.state ?? 'active';
+  return { verification: 'promoted', state, ...(model !== undefined ? { models: { ...label?.models, [model]: { verification: 'promoted' } } } : {}) };
 }
 
 /**
@@ -467,13 +479,15 @@ export class SkillIndex {
       options.tokenBudget,
       options.firstUserMessage ?? '',
       options.model ?? null,
+      options.asPromoted ?? null,
     ]);
     const hit = this.cache.get(key);
     if (hit !== undefined) return hit;
     this.labels ??= await this.loadLabels();
     this.sorted ??= this.catalog.entries().sort(byIndexName);
     const categoryDescriptions = await this.catalog.categoryDescriptions();
-    const text = renderSortedIndex(this.sorted, this.labels, { ...options, label: this.label, categoryDescriptions });
+    const labels = options.asPromoted === undefined ? this.labels : new Map(this.labels).set(options.asPromoted, promotedLabel(this.labels.get(options.asPromoted), options.model));
+    const text = renderSortedIndex(this.sorted, labels, { ...options, label: this.label, categoryDescriptions });
     if (this.cache.size > 16) this.cache.clear();
     this.cache.set(key, text);
     return text;

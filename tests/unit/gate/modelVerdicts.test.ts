@@ -98,4 +98,27 @@ describe('the index a chat sends', () => {
     expect(await index.render({ ...options, model: HOSTED })).toContain('house-font: Our house font rules. [verified]');
     expect(await index.render({ ...options, model: LOCAL })).toContain('house-font: Our house font rules. [unverified]');
   });
+
+  it('a reach request shows the measured skill as if promoted on its model, so a promotion does not change it', async () => {
+    const files = new MemoryFileStore();
+    await files.write('skills/fmt/house-font/SKILL.md', '---\nname: house-font\ndescription: Our house font rules.\n---\n\nbody\n');
+    await files.write('skills/fmt/other/SKILL.md', '---\nname: other\ndescription: Another skill.\n---\n\nbody\n');
+    const catalog = new SkillCatalog(files);
+    await catalog.load();
+    const usage = new UsageStore(new MemoryRecordStore<UsageRecord>());
+    const index = new SkillIndex(catalog, () => usage.labels(), usageIndexLabel);
+    const options = { platform: null, disabled: [], available: null, tokenBudget: 2000, model: LOCAL, asPromoted: 'house-font' };
+    const before = await index.render(options);
+    expect(before).toContain('house-font: Our house font rules. [verified]');
+    // Only the measured skill: the others keep their own labels.
+    expect(before).toContain('other: Another skill. [unverified]');
+    await usage.applyVerdict('house-font', 'promoted', 'run-local', LOCAL);
+    index.invalidate({ labels: true });
+    expect(await index.render(options)).toBe(before);
+    // A chat without the option sees the real label.
+    expect(await index.render({ ...options, asPromoted: undefined })).toContain('house-font: Our house font rules. [verified]');
+    await usage.applyVerdict('house-font', 'rejected', 'run-local-2', LOCAL);
+    index.invalidate({ labels: true });
+    expect(await index.render(options)).toBe(before);
+  });
 });
