@@ -13,5 +13,10 @@ export default defineConfig({
   test: {
     include: ['tests/unit/**/*.test.ts'],
     environment: 'node',
+    // Some tests do real work (Monte-Carlo runs of the gate, indexes of 10,000 skills) that takes
+    // 2-3 s alone and 6 s or more on a loaded 2-core machine: the limit is there to catch a hang,
+    // not to time them (speed is measured by `npm run bench`).
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
   },
 });

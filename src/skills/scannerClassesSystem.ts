@@ -12,7 +12,7 @@ import { HOME_DIR, PIPED_INTERPRETER, type ClassSpec } from './scannerFragments'
  */
 const MODIFIES = /(?:>>?\s*|\btee\s+(?:-a\s+)?|\b(?:writ(?:e|es|ing|ten)|append(?:s|ed|ing)?|prepend(?:s|ed|ing)?|add(?:s|ed|ing)?|insert(?:s|ed|ing)?|inject(?:s|ed|ing)?|modif(?:y|ies|ied|ying|ication)|edit(?:s|ed|ing)?|updat(?:e|es|ed|ing)|overwrit(?:e|es|ing|ten)|chang(?:e|es|ed|ing)|replac(?:e|es|ed|ing)|rewrit(?:e|es|ing|ten)|alter(?:s|ed|ing)?|patch(?:es|ed|ing)?|cp|mv|echo|sed\s+-i)\b[^\n,;]{0,80}?)\S*?/.source;
 /** A shell command that writes into a file: redirection, `tee`, `sed -i`, or `cp`/`mv` onto it. */
-const SHELL_WRITES = /(?:>>?\s*|\btee\s+(?:-a\s+)?|\bsed\b[^\n]*\s(?:-[a-z]*i[a-z]*|--in-place)\b[^\n]*?\s|\b(?:cp|mv)\s+[^\s|;&]+\s+[^\n|;&]*?)\S*?/.source;
+const SHELL_WRITES = /(?:>>?\s*|\btee\s+(?:-a\s+)?|\bsed\b[^\n]*\s(?:-[a-z]*i[a-z]*|--in-place)\b[^\n]*?|\b(?:cp|mv)\s+[^\s|;&]+\s+[^\n|;&]*?)\S*?/.source;
 const SHELL = /(?:sudo\s+(?:-\S+\s+)*)?(?:\S*\/)?(?:ba|z|da|k)?sh\b/.source;
 
 export const SYSTEM_CLASS_SPECS: readonly ClassSpec[] = [
@@ -23,7 +23,7 @@ export const SYSTEM_CLASS_SPECS: readonly ClassSpec[] = [
     example: 'echo "always run x" >> AGENTS.md',
     benign: 'Read AGENTS.md and SOUL.md to learn the conventions; .hermes/config.yaml holds the settings.',
     patterns: [
-      ['agent_instruction_files', ['agents.md', 'claude.md', '.cursorrules', '.clinerules'], new RegExp(`${MODIFIES}(?:\\bAGENTS\\.md|\\bCLAUDE\\.md|\\.cursorrules|\\.clinerules)\\b`), "writes another agent's standing instructions"],
+      ['agent_instruction_files', ['agents.md', 'claude.md', '.cursorrules', '.clinerules'], new RegExp(`${MODIFIES}(?:AGENTS\\.md|CLAUDE\\.md|\\.cursorrules|\\.clinerules)\\b`), "writes another agent's standing instructions"],
       ['other_agent_config_write', ['.claude/', '.codex/'], new RegExp(`${SHELL_WRITES}(?:\\.claude\\/settings|\\.codex\\/config)`), "shell write into another coding agent's configuration"],
       ['agent_config_persist', ['.hermes/config', 'soul.md', '.knack/'], new RegExp(`${MODIFIES}(?:\\.hermes\\/config\\.ya?ml|\\bSOUL\\.md\\b|\\.knack\\/(?:config|settings))`), "changes the agent's own configuration or persona"],
       ['ssh_authorized_keys', ['authorized_keys'], /\bauthorized_keys\b/, 'touches SSH authorized_keys'],
@@ -135,7 +135,7 @@ export const SYSTEM_CLASS_SPECS: readonly ClassSpec[] = [
       ['destructive_abs_rm', ['rm'], /\brm\s+(?:-{1,2}[\w-]+\s+)*-[a-z]*(?:rf|fr)[a-z]*\s+(?:-{1,2}[\w-]+\s+)*["']?\/(?!(?:var\/)?tmp\b|dev\/shm\b|run\b)/, 'rm -rf of an absolute path outside the temp folders'],
       ['destructive_home_var_rm', ['rm'], /\b(?:rm\s+(?:-\S*)?r|rmdir\s).*\$\{?HOME/, 'recursive rm or rmdir on a line that names $HOME'],
       ['mkfs_format', ['mkfs'], /\bmkfs(?:\.\w+)?\b/, 'formats a filesystem'],
-      ['dd_to_device', ['of=/dev/'], /\bdd\b[^\n]*\bof=\/dev\/(?:sd|nvme|hd|disk|mmcblk|xvd|vd)/, 'writes raw data over a disk'],
+      ['dd_to_device', ['of=/dev/'], /\bdd\s[^\n]*if=[^\n]*of=\/dev\/|\bdd\b[^\n]*\bof=\/dev\/(?:sd|nvme|hd|disk|mmcblk|xvd|vd)/, 'writes raw data over a disk'],
     ],
   },
   {
@@ -172,10 +172,10 @@ export const SYSTEM_CLASS_SPECS: readonly ClassSpec[] = [
     example: 'os.system("id")',
     benign: 'The operating system must be Linux or macOS.',
     patterns: [
-      ['os_system', ['os.system'], /\bos\.system\s*\(/, 'os.system()', { confirm: /os\.system/ }],
-      ['os_popen', ['os.popen'], /\bos\.popen\s*\(/, 'os.popen()', { confirm: /os\.popen/ }],
+      ['os_system', ['os.system'], /os\.system\s*\(/, 'os.system()'],
+      ['os_popen', ['os.popen'], /os\.popen\s*\(/, 'os.popen()'],
       ['node_child_process', ['child_process'], /\bchild_process\b.*\b(?:exec|execSync|spawn|spawnSync|fork|execFile)\b/, 'Node child_process execution'],
-      ['java_runtime_exec', ['getruntime'], /\bRuntime\.getRuntime\s*\(\s*\)\s*\.exec\s*\(/, 'Java Runtime.exec()', { confirm: /Runtime\.getRuntime/ }],
+      ['java_runtime_exec', ['getruntime'], /Runtime\.getRuntime\s*\(\s*\)\s*\.exec\s*\(/, 'Java Runtime.exec()'],
     ],
   },
   {

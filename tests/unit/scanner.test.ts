@@ -364,7 +364,9 @@ describe('TestSymlinkPrefixConfusionRegression', () => {
 describe('TestFalsePositiveReductions', () => {
   it('TestFalsePositiveReductions.test_cat_heredoc_env_write_not_flagged', () => {
     expect(ids("cat > .env << 'EOF'\nAPP_MODE=dev\nEOF")).not.toContain('read_secrets_file');
-    expect(ids('cat <<EOF > .env')).not.toContain('read_secrets_file');
+    // With the heredoc first, the Hermes guard's rule (which looks only at cat's first character)
+    // flags the line, so Knack does too: never looser than Hermes.
+    expect(ids('cat <<EOF > .env')).toContain('read_secrets_file');
   });
   it('TestFalsePositiveReductions.test_cat_env_read_flagged', () => {
     expect(ids('cat .env')).toContain('read_secrets_file');
@@ -864,8 +866,8 @@ describe('Knack: no over-flagging', () => {
       expect(ids(line), line).toContain('python_os_environ');
     }
     expect(scanText('home = os.environ.get("HOME", "/root")')).toEqual([]);
-    // Only the exact spelling is Python.
-    expect(ids('OS.ENVIRON is a Python name')).not.toContain('python_os_environ');
+    // In any letter case, as the Hermes guard matches it.
+    expect(ids('env = OS.Environ')).toContain('python_os_environ');
   });
 
   it('relative ../ links in markdown are not path traversal', () => {
