@@ -242,7 +242,8 @@ function scanPatterns(content: string, file: string, findings: Finding[]): void 
 /**
  * Scan one text file's content (Hermes `scan_file`). Returns findings in line order; at most
  * one per pattern per line and one invisible-character finding per line. A BOM at the very
- * start is an encoding marker, not hidden text, and is not reported.
+ * start is reported too: the Hermes guard reads files without removing it and rates it high, and
+ * Knack is never looser (docs/scanner-patterns.md, "No exceptions").
  */
 export function scanText(content: string, file = 'SKILL.md'): Finding[] {
   const findings: Finding[] = [];
@@ -253,7 +254,6 @@ export function scanText(content: string, file = 'SKILL.md'): Finding[] {
   let m: RegExpExecArray | null;
   let lastLine = -1;
   while ((m = INVISIBLE_RE.exec(content)) !== null) {
-    if (m.index === 0 && m[0] === '\ufeff') continue;
     starts ??= lineStarts(content);
     const index = lineIndexAt(starts, m.index);
     if (index === lastLine) continue;

@@ -624,8 +624,8 @@ describe('Knack: pattern table', () => {
     expect(ids('ignore\nall previous instructions')).not.toContain('prompt_injection_ignore');
   });
 
-  it('a leading BOM is not reported as invisible text', () => {
-    expect(scanText(`\ufeff${SAFE_SKILL}`)).toEqual([]);
+  it('a leading BOM is reported as invisible text, as the Hermes guard rates it', () => {
+    expect(scanText(`\ufeff${SAFE_SKILL}`).map((f) => [f.patternId, f.line])).toEqual([['invisible_unicode', 1]]);
   });
 
   it('ordinary skill prose stays clean', () => {
