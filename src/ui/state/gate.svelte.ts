@@ -219,7 +219,7 @@ class GateViewState {
   addCandidate = async (key: string): Promise<void> => {
     const name = this.skill;
     const candidate = this.candidates.find((item) => candidateKey(item) === key);
-    if (!name || !candidate || this.busy) return;
+    if (!name || !candidate || this.busy || this.editorOpen) return;
     this.busy = true;
     this.error = null;
     this.notice = 'The review model is drafting checks for this request…';
