@@ -4,6 +4,7 @@
  * compiling while the handle grows.
  */
 import type { FileStore } from '../../src/storage/fileStore';
+import type { ConsoleSkills } from '../../src/app/boot';
 
 export interface KnackHandle {
   files: FileStore;
@@ -54,4 +55,25 @@ export async function waitForKnack(timeoutMs: number): Promise<KnackHandle> {
     }
   }
   return knack;
+}
+
+/** `knack.skills` once the app has published it (the skill services open after storage). */
+export async function waitForSkills(knack: Record<string, unknown>, timeoutMs = 20_000): Promise<ConsoleSkills> {
+  const deadline = performance.now() + timeoutMs;
+  while (!knack.skills) {
+    if (performance.now() > deadline) throw new Error('knack.skills never appeared');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return knack.skills as ConsoleSkills;
+}
+
+export const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+
+/** Polls once per frame until `done()` holds; throws after `timeoutMs`, naming `what`. */
+export async function untilFrame(done: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!done()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await nextFrame();
+  }
 }

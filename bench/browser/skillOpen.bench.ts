@@ -11,8 +11,7 @@
  */
 import { summarize } from './stats';
 import type { BrowserBench } from './types';
-import type { KnackHandle } from './knack';
-import type { ConsoleSkills } from '../../src/app/boot';
+import { untilFrame, waitForSkills } from './knack';
 import { buildSkillsZip, checkSkill, collectSkill } from '../../src/skills/zipExport';
 import { applyImport, planImport, type ImportChoice } from '../../src/skills/zipImport';
 
@@ -43,25 +42,6 @@ async function bigSkillZip(): Promise<Uint8Array> {
   return buildSkillsZip([{ folder: BIG, files }, { folder: SMALL, files: [{ path: 'SKILL.md', bytes: encoder.encode(skillMd(SMALL, 3)) }] }]);
 }
 
-const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
-
-async function until(done: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!done()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await nextFrame();
-  }
-}
-
-async function skillServices(knack: KnackHandle, timeoutMs = 20_000): Promise<ConsoleSkills> {
-  const deadline = performance.now() + timeoutMs;
-  while (!knack.skills) {
-    if (performance.now() > deadline) throw new Error('knack.skills never appeared');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return knack.skills as ConsoleSkills;
-}
-
 function listButton(name: string): HTMLButtonElement | undefined {
   const list = document.querySelector('[aria-label="Skills"]');
   return [...(list?.querySelectorAll('button') ?? [])].find((b) => b.querySelector('.name')?.textContent === name);
@@ -73,12 +53,12 @@ const listedFiles = () => document.querySelectorAll('[aria-label="Files of this 
 
 /** Clicks the skill's row; the times until its text and actions, and until its files, are on screen. */
 async function timedOpen(name: string, files: number): Promise<{ usable: number; listed: number }> {
-  await until(() => listButton(name) !== undefined, `the list row of ${name}`);
+  await untilFrame(() => listButton(name) !== undefined, `the list row of ${name}`);
   const started = performance.now();
   listButton(name)!.click();
-  await until(() => document.getElementById('skill-detail-name')?.textContent === name && bodyText().includes('Step 1') && exportButton()?.disabled === false, `the text and actions of ${name}`);
+  await untilFrame(() => document.getElementById('skill-detail-name')?.textContent === name && bodyText().includes('Step 1') && exportButton()?.disabled === false, `the text and actions of ${name}`);
   const usable = performance.now() - started;
-  await until(() => listedFiles() >= files, `the files of ${name}`);
+  await untilFrame(() => listedFiles() >= files, `the files of ${name}`);
   return { usable, listed: performance.now() - started };
 }
 
@@ -93,7 +73,7 @@ const skillOpen: BrowserBench = {
   async run(context) {
     const knack = await context.knack();
     location.hash = '#/skills';
-    const services = await skillServices(knack);
+    const services = await waitForSkills(knack);
     await removeBenchSkills();
     await services.engine.catalog.rescan();
     try {

@@ -8,18 +8,10 @@
  */
 import type { BrowserBench } from './types';
 import type { ConsoleSkills as SkillServices } from '../../src/app/boot';
+import { waitForSkills } from './knack';
 import { applyImport, planImport, type ImportChoice } from '../../src/skills/zipImport';
 import { exportAllSkills } from '../../src/skills/zipExport';
 import { corpusZip, generateCorpus } from '../../tests/fixtures/skillCorpus';
-
-async function skillServices(knack: Record<string, unknown>, timeoutMs = 20_000): Promise<SkillServices> {
-  const deadline = performance.now() + timeoutMs;
-  while (!knack.skills) {
-    if (performance.now() > deadline) throw new Error('knack.skills never appeared');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return knack.skills as SkillServices;
-}
 
 /** Plans and writes every skill of the archive (all chosen, verdicts confirmed). */
 async function importAll(services: SkillServices, archive: Uint8Array): Promise<{ planMs: number; applyMs: number; imported: number; dirs: string[] }> {
@@ -90,7 +82,7 @@ export const benches: BrowserBench[] = [
   {
     name: 'skillImport1k',
     async run(context) {
-      const services = await skillServices(await context.knack());
+      const services = await waitForSkills(await context.knack());
       const archive = corpusZip(generateCorpus({ count: 1000, padBytes: 2000 }));
       const result = await importAll(services, archive);
       await removeAll(services, result.dirs);
@@ -100,7 +92,7 @@ export const benches: BrowserBench[] = [
   {
     name: 'skillExport1500',
     async run(context) {
-      const services = await skillServices(await context.knack());
+      const services = await waitForSkills(await context.knack());
       const archive = corpusZip(generateCorpus({ count: 1500, padBytes: 19_000 }));
       const setup = await importAll(services, archive);
       try {

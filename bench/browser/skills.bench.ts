@@ -18,6 +18,7 @@
  */
 import { sample, summarize } from './stats';
 import type { BrowserBench } from './types';
+import { waitForSkills } from './knack';
 import type { FileData, FileEntry, FileStore } from '../../src/storage/fileStore';
 import { openKnackDb } from '../../src/storage/db';
 import { IdbRecordStore } from '../../src/storage/idbRecordStore';
@@ -25,7 +26,6 @@ import { SkillCatalog, entryFromSkillMd, scanLibrary } from '../../src/skills/sk
 import { RecordCatalogSnapshot } from '../../src/skills/catalogSnapshot';
 import { CHARS_PER_TOKEN, SkillIndex, renderSkillIndex, type IndexOptions, type SkillLabel } from '../../src/skills/skillIndex';
 import { UsageStore, emptyUsageRecord, type UsageRecord } from '../../src/skills/usageStore';
-import type { ConsoleSkills as SkillServices } from '../../src/app/boot';
 
 const BENCH_DB = 'knack-bench-skills';
 const CATEGORIES = 25;
@@ -305,15 +305,6 @@ const skillIndex10k: BrowserBench = {
   },
 };
 
-async function skillServices(knack: Record<string, unknown>, timeoutMs = 20_000): Promise<SkillServices> {
-  const deadline = performance.now() + timeoutMs;
-  while (!knack.skills) {
-    if (performance.now() > deadline) throw new Error('knack.skills never appeared');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return knack.skills as SkillServices;
-}
-
 const RUNS = 40;
 
 /** create and patch through the app's registry: validation, scan, atomic write, ledger, usage, catalogue, snapshot. */
@@ -321,7 +312,7 @@ const skillManage: BrowserBench = {
   name: 'skillManageEndToEnd',
   async run(context) {
     const knack = await context.knack();
-    const { registry } = await skillServices(knack);
+    const { registry } = await waitForSkills(knack);
     const writeContext = { origin: 'foreground' as const, readPaths: new Set<string>() };
     const names: string[] = [];
     const call = async (args: Record<string, unknown>) => {
@@ -344,7 +335,7 @@ const skillManage: BrowserBench = {
         if (flipped.has(name)) flipped.delete(name);
         else flipped.add(name);
       });
-      return { create, patch, catalogSize: (await skillServices(knack)).engine.catalog.size };
+      return { create, patch, catalogSize: (await waitForSkills(knack)).engine.catalog.size };
     } finally {
       for (const name of names) await call({ action: 'delete', name }).catch(() => undefined);
     }

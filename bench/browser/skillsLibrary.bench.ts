@@ -11,7 +11,7 @@
  */
 import { summarize } from './stats';
 import type { BrowserBench } from './types';
-import type { KnackHandle } from './knack';
+import { nextFrame, untilFrame, waitForSkills, type KnackHandle } from './knack';
 import type { ConsoleSkills } from '../../src/app/boot';
 import { buildSkillsZip, type ExportSkill } from '../../src/skills/zipExport';
 import { applyImport, planImport, type ImportChoice } from '../../src/skills/zipImport';
@@ -72,26 +72,6 @@ async function populate(knack: KnackHandle, from: number, to: number): Promise<v
   await tx.done;
 }
 
-async function skillServices(knack: KnackHandle, timeoutMs = 20_000): Promise<ConsoleSkills> {
-  const deadline = performance.now() + timeoutMs;
-  while (!knack.skills) {
-    if (performance.now() > deadline) throw new Error('knack.skills never appeared');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return knack.skills as ConsoleSkills;
-}
-
-const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
-
-/** Polls once per frame until `done()` holds; throws after `timeoutMs`. */
-async function until(done: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!done()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await nextFrame();
-  }
-}
-
 /** The library size the view shows: the "All (n)" option of the category filter. */
 function shownCount(): number | null {
   const option = document.querySelector('[aria-label="Filter skills"] select option[value=""]');
@@ -102,7 +82,7 @@ function shownCount(): number | null {
 async function viewShows(count: number): Promise<void> {
   // An empty library shows its empty state, with no filters.
   const shows = () => shownCount() === count || (count === 0 && shownCount() === null && document.querySelector('[aria-label="Skill library"]') !== null);
-  await until(shows, `the view to show ${count} skills (shows ${shownCount()})`);
+  await untilFrame(shows, `the view to show ${count} skills (shows ${shownCount()})`);
 }
 
 /** A zip of `count` new skills named `<prefix>-NN`, each with one reference file. */
@@ -142,7 +122,7 @@ async function timedOpen(name: string): Promise<number> {
   if (!button) throw new Error(`no list button for ${name}`);
   const started = performance.now();
   button.click();
-  await until(
+  await untilFrame(
     () => document.getElementById('skill-detail-name')?.textContent === name && document.querySelector('[aria-label="Skill actions"]') !== null,
     `the detail of ${name}`,
   );
@@ -177,7 +157,7 @@ const skillsLibrary: BrowserBench = {
   async run(context) {
     const knack = await context.knack();
     location.hash = '#/skills';
-    const services = await skillServices(knack);
+    const services = await waitForSkills(knack);
     // An earlier bench (a restore) may still be reloading the catalogue: start from a settled one.
     await services.engine.catalog.rescan();
     const base = services.engine.catalog.size;
