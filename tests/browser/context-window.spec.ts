@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures';
 import { openApp } from './storageHarness';
+import type { ScriptedServer } from '../fixtures/scriptedServer';
 
 // Settings shows each saved provider's chat-model window and where it came from, and keeps the
 // user's own figure (docs/context-window.md, "Knowing the window"). The scripted server acts as
@@ -49,13 +50,18 @@ test('a llama.cpp server reports its window; the user can set another, and it is
   await expect(page.getByTestId('context-window-now')).toContainText('2,048 tokens — reported by llama.cpp');
 });
 
-test('a figure that is not a window is refused with a reason, and nothing is stored', async ({ page, scripted }) => {
+/** Settings → the scripted server as the provider, saved; waits for the window it reports. */
+async function saveScriptedProvider(page: Page, scripted: ScriptedServer): Promise<void> {
   await openApp(page);
   await openProviderSettings(page);
   await page.getByLabel('Base URL').fill(scripted.baseUrl);
   await page.getByLabel('Model').fill('scripted-model');
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByTestId('context-window-now')).toContainText('reported by llama.cpp');
+}
+
+test('a figure that is not a window is refused with a reason, and nothing is stored', async ({ page, scripted }) => {
+  await saveScriptedProvider(page, scripted);
   await page.getByLabel('Context window').fill('lots');
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByRole('alert')).toContainText('whole number of tokens');
@@ -69,12 +75,7 @@ test('a figure that is not a window is refused with a reason, and nothing is sto
 });
 
 test('a refusal learned elsewhere shows up in Settings as learned', async ({ page, scripted }) => {
-  await openApp(page);
-  await openProviderSettings(page);
-  await page.getByLabel('Base URL').fill(scripted.baseUrl);
-  await page.getByLabel('Model').fill('scripted-model');
-  await page.getByRole('button', { name: 'Save' }).click();
-  await expect(page.getByTestId('context-window-now')).toContainText('reported by llama.cpp');
+  await saveScriptedProvider(page, scripted);
   await page.evaluate(async () => {
     const app = globalThis.knack!.app!;
     const providerId = app.settings.get('app').defaultProviderId;

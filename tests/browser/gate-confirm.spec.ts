@@ -6,7 +6,7 @@
 import { expect, test } from './fixtures';
 import { openApp } from './storageHarness';
 import { answerByContent, isGateReplay, openSkillDetail, seedSkill, turnOffAutomaticRuns, verdictWord } from './gateHarness';
-import { MODEL } from './learningSupport';
+import { useScriptedProvider } from './learningSupport';
 import { chromiumLaunch } from '../../playwright.config';
 
 const REMOTE_HOST = 'gate.example';
@@ -17,12 +17,7 @@ test('a big run to another machine asks first: Cancel sends nothing, Verify runs
   const remoteBase = scripted.baseUrl.replace('127.0.0.1', REMOTE_HOST);
   const remoteHost = new URL(remoteBase).host;
   await openApp(page);
-  await page.getByRole('button', { name: 'Settings' }).click();
-  await page.getByRole('combobox', { name: 'Provider' }).selectOption({ label: 'OpenAI-compatible' });
-  await page.getByLabel('Base URL').fill(remoteBase);
-  await page.getByLabel('Model').fill(MODEL);
-  await page.getByRole('button', { name: 'Save' }).click();
-  await expect(page.getByText('Saved.')).toBeVisible();
+  await useScriptedProvider(page, scripted, remoteBase);
   await turnOffAutomaticRuns(page);
 
   // 24 cases: 48 replays, over the 40 a manual run sends without asking.

@@ -10,11 +10,11 @@ import { openApp } from './storageHarness';
 
 export const MODEL = 'scripted-model';
 
-/** Settings → Provider OpenAI-compatible, Base URL = the scripted server, Save (SPEC §19); back to Chat. */
-export async function useScriptedProvider(page: Page, server: ScriptedServer): Promise<void> {
+/** Settings → Provider OpenAI-compatible, Base URL = the scripted server (or `baseUrl`, a name that resolves to it), Save (SPEC §19); back to Chat. */
+export async function useScriptedProvider(page: Page, server: ScriptedServer, baseUrl = server.baseUrl): Promise<void> {
   await page.getByRole('button', { name: 'Settings' }).click();
   await page.getByRole('combobox', { name: 'Provider' }).selectOption({ label: 'OpenAI-compatible' });
-  await page.getByLabel('Base URL').fill(server.baseUrl);
+  await page.getByLabel('Base URL').fill(baseUrl);
   await page.getByLabel('Model').fill(MODEL);
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText('Saved.')).toBeVisible();
