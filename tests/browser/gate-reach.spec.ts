@@ -8,13 +8,21 @@ import { openLearningApp, sendMessage, waitForReply } from './learningSupport';
 import { isGateReplay, MARKER, openSkillDetail, turnOffAutomaticRuns, verdictWord, verification } from './gateHarness';
 import { answerLikeSmallModel, indexLine, PROPOSED, seedChangelogSkill } from './reachHarness';
 
-test.use({ scriptedOptions: { models: ['scripted-model', 'small-model'] } });
+// The scripted server is a llama.cpp with a 4,096-token window: every reach request, proposal and
+// check draft must fit it, as on the small local models reach is measured for.
+test.use({ scriptedOptions: { models: ['scripted-model', 'small-model'], context: { nCtx: 4096, mode: 'llamacpp' } } });
 
 test.describe('Reach', () => {
   test.beforeEach(async ({ page, scripted }) => {
     await openLearningApp(page, scripted);
     await turnOffAutomaticRuns(page);
     answerLikeSmallModel(scripted);
+  });
+
+  // Nothing the app sent since the test's last clearLog went over the window (a refusal would also
+  // fail the step that needed its answer).
+  test.afterEach(({ scripted }) => {
+    expect(scripted.requests.filter((request) => request.context?.overWindow)).toEqual([]);
   });
 
   test('a useful skill with a vague description is promoted but shows low reach; a clear one is reached', async ({ page, scripted }) => {
