@@ -5,7 +5,7 @@
  *   5  ui        src/ui, src/main.ts          may import everything below
  *      workers   workers/                     may import app and below, never ui
  *   4  app       src/app                      the composition root
- *   3  agent, review, gate
+ *   3  agent, review, gate, install, sync
  *   2  skills, memory, sessions, curator
  *   1  storage, providers, tools
  *
@@ -25,7 +25,7 @@
  */
 
 const LAYER_2 = '^src/(skills|memory|sessions|curator)/';
-const LAYER_3 = '^src/(agent|review|gate)/';
+const LAYER_3 = '^src/(agent|review|gate|install|sync)/';
 const APP = '^src/app/';
 const UI = '^src/ui/|^src/main\\.ts$';
 const WORKERS = '^workers/';
@@ -58,7 +58,7 @@ const layerRules = [
     { path: '^src/(memory|sessions|curator)/', pathNot: '^src/$1/' },
   ),
   rule('layer-3-not-upwards', 'agent, review and gate never import app, ui or the workers.', { path: LAYER_3 }, { path: ABOVE_3 }),
-  rule('agent-is-the-base-of-layer-3', 'review and gate may import agent; agent imports neither.', { path: '^src/agent/' }, { path: '^src/(review|gate)/' }),
+  rule('agent-is-the-base-of-layer-3', 'review, gate, install and sync may import agent; agent imports none of them.', { path: '^src/agent/' }, { path: '^src/(review|gate|install|sync)/' }),
   rule('gate-does-not-import-review', 'The review worker runs gate jobs, so review may import gate but not the reverse.', { path: '^src/gate/' }, { path: '^src/review/' }),
   rule('app-not-upwards', 'The composition root never imports ui or the workers.', { path: APP }, { path: ABOVE_APP }),
   rule('workers-not-ui', 'Workers may import app and below, never the ui.', { path: WORKERS }, { path: UI }),
