@@ -2,6 +2,7 @@ import type { RecordStore } from '../storage/recordStore';
 import type { ForgedToolState } from './forgedToolState';
 import { createdByFor, type CreatedBy, type UsageSource } from '../tools/writeContext';
 import { emptyOutcomes, type CandidateCase, type UseOutcomes } from './candidateCases';
+import type { InstalledSource } from './installedSource';
 import {
   approveModelVerdict,
   markModelVerdictsStale,
@@ -63,6 +64,11 @@ export interface UsageRecord {
   dismissed_candidates: string[];
   /** The chats that loaded it and what the user did next (candidateCases.ts). */
   use_outcomes: UseOutcomes;
+  /**
+   * Where an installed skill came from (installedSource.ts): its source, exact revision, the
+   * upstream digest and the hash of what was installed. null for skills not installed from a link.
+   */
+  installed_from: InstalledSource | null;
 }
 
 /**
@@ -149,6 +155,7 @@ export function emptyUsageRecord(name: string): UsageRecord {
     candidate_cases: [],
     dismissed_candidates: [],
     use_outcomes: emptyOutcomes(),
+    installed_from: null,
   };
 }
 
