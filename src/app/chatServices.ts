@@ -10,7 +10,7 @@ import type { ToolRegistry } from '../tools/toolRegistry';
 import type { ChatMessage } from '../providers/provider';
 import type { RouterMatcher } from '../skills/skillRouter';
 import type { UseOutcome } from '../skills/candidateCases';
-import { chatRouter } from './routerServices';
+import { chatRouter, routeMessage, type RoutedModel } from './routerServices';
 import type { SessionSearch } from '../sessions/sessionSearch';
 import type { KnackSettingsService } from './settings';
 import type { MemoryServices } from './memoryServices';
@@ -29,6 +29,8 @@ export interface ChatServices extends Pick<ChatSessionDeps, 'store' | 'registry'
   startTurn(sessionId: string): void;
   /** The skill router's matcher over the library as it is now (routerServices.ts). */
   skillRouter(): Promise<RouterMatcher>;
+  /** The skill the router loads for `text` on the chat's model, or null (routerServices.ts `routeMessage`). */
+  routeFor(text: string, model: () => Promise<RoutedModel | null>): Promise<string | null>;
   /** A turn ended: the skills it loaded keep the request as a candidate case (candidateServices.ts); their names. */
   recordSkillLoads(report: { sessionId: string; readonly messages: ChatMessage[] }): Promise<string[]>;
   /** What the user did after a turn that loaded these skills. */
@@ -62,6 +64,7 @@ export function createChatServices(parts: {
 }): ChatServices {
   const { registry, memory, skills, sessions, settings } = parts;
   const { catalog } = skills.engine;
+  const skillRouter = chatRouter(skills);
   return {
     store: sessions.store,
     search: sessions.search,
@@ -75,7 +78,8 @@ export function createChatServices(parts: {
       bumpUse: (name) => skills.engine.usage.bumpUse(name),
     },
     startTurn: (sessionId) => memory.store.resetConsolidationFailures(sessionId),
-    skillRouter: chatRouter(skills),
+    skillRouter,
+    routeFor: (text, model) => routeMessage(text, { settings: settings.get('skills'), model, matcher: skillRouter }),
     recordSkillLoads: async (report) => (await import('./candidateServices')).recordSkillLoads({ skills, sessions: sessions.store }, report),
     recordOutcome: async (names, outcome) => (await import('./candidateServices')).recordOutcome(skills, names, outcome),
     skillList: () =>

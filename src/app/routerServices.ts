@@ -3,7 +3,7 @@
  * case prompts, read from the catalogue and each skill's evals/evals.json. The chat keeps one
  * matcher per catalogue generation; a reach measurement leaves each case's own prompt out.
  */
-import type { RouterMatcher, RouterSkill } from '../skills/skillRouter';
+import type { RouterMatcher, RouterMode, RouterSkill } from '../skills/skillRouter';
 import type { SkillServices } from './skillServices';
 
 /** The router's view of the library (archived and description-less skills are never picked). */
@@ -39,6 +39,30 @@ export function chatRouter(skills: SkillServices): () => Promise<RouterMatcher> 
     }
     return built.matcher;
   };
+}
+
+/** What the router's default needs to know of the chat's model (skillRouter.ts `routerActive`). */
+export interface RoutedModel {
+  /** The context window in tokens; null = unknown. */
+  window: number | null;
+  textProtocol: boolean;
+}
+
+/**
+ * The skill the router loads for `text` in a chat (docs/gate.md, "Router"), or null: the text
+ * is blank or a slash command (it names its own skill or view), the router is off for this
+ * model (`model` null: none is chosen), or no skill matches well enough.
+ */
+export async function routeMessage(
+  text: string,
+  parts: { settings: { router?: RouterMode; disabled: readonly string[] }; model: () => Promise<RoutedModel | null>; matcher: () => Promise<RouterMatcher> },
+): Promise<string | null> {
+  if (text.trim() === '' || text.trimStart().startsWith('/')) return null;
+  const { settings } = parts;
+  if (settings.router === 'off') return null;
+  const [model, { routerActive }] = await Promise.all([parts.model(), import('../skills/skillRouter')]);
+  if (!model || !routerActive(settings.router, model)) return null;
+  return (await parts.matcher())(text, { disabled: new Set(settings.disabled) })?.name ?? null;
 }
 
 /**

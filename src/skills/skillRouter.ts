@@ -102,3 +102,4 @@ export function routerActive(mode: RouterMode | undefined, model: { window: numb
   if (mode === 'off') return false;
   return model.textProtocol || (model.window !== null && model.window <= SMALL_WINDOW_TOKENS);
 }
+

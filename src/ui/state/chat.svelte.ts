@@ -23,6 +23,7 @@ import type { ChatProvider } from '../../providers/provider';
 import { engineHost } from '../../providers/webllm/engineHost';
 import { providerModelKey } from '../../gate/modelKey';
 import { outcomeOfNextMessage } from '../../skills/candidateCases';
+import { skillAtSend, type DraftRouting } from '../../skills/draftRouting';
 
 /**
  * A stand-in model for tests and DevTools (`knackUi.chat.connect(...)`): given the
@@ -178,30 +179,28 @@ class ChatState {
   contextWindow = async (): Promise<number | null> => (await this.#context())?.window.tokens ?? null;
 
   /**
-   * The skill the router would load for `text` on this chat's model, or null: the router is off
-   * for it, the text is a slash command, or no skill matches well enough.
+   * The skill the router would load for `text` on this chat's model, or null (the decision is
+   * app/routerServices.ts `routeMessage`); never for a console responder.
    */
   routeFor = async (text: string): Promise<string | null> => {
-    if (text.trim() === '' || text.trimStart().startsWith('/') || this.#responder) return null;
-    const app = await appServices();
-    const { routerActive } = await import('../../skills/skillRouter');
-    const skillSettings = app.settings.get('skills');
-    let textProtocol: boolean;
-    try {
-      textProtocol = (await chatModel.providerSettings()).toolProtocol === 'text';
-    } catch {
-      return null;
-    }
-    if (!routerActive(skillSettings.router, { window: await this.contextWindow(), textProtocol })) return null;
-    const route = await (await app.chat()).skillRouter();
-    return route(text, { disabled: new Set(skillSettings.disabled) })?.name ?? null;
+    if (this.#responder) return null;
+    return (await (await appServices()).chat()).routeFor(text, async () => {
+      try {
+        const textProtocol = (await chatModel.providerSettings()).toolProtocol === 'text';
+        return { window: await this.contextWindow(), textProtocol };
+      } catch {
+        return null; // no usable model: nothing to route for
+      }
+    });
   };
 
   /**
-   * Returns false (and does nothing) for blank text or while a reply is running. `skill`: the
-   * router's pick the user kept (the composer's chip): loaded as `/<skill>` loads it.
+   * Returns false (and does nothing) for blank text or while a reply is running. `routing`: the
+   * composer's router pick and the chips the user removed; a message that is not a slash command
+   * is loaded with the router's pick for exactly this text, as `/<skill>` loads it
+   * (skills/draftRouting.ts `skillAtSend`, docs/gate.md "Router").
    */
-  send = async (text: string, options: { skill?: string } = {}): Promise<boolean> => {
+  send = async (text: string, routing: DraftRouting = { held: null, removed: [] }): Promise<boolean> => {
     if (text.trim() === '' || this.isGenerating) return false;
     const command = parseSlashCommand(text, new Set(this.skills.map((skill) => skill.name)));
     if (command?.kind === 'open') {
@@ -217,9 +216,22 @@ class ChatState {
       return true;
     }
     if (!command) this.#noteOutcome(outcomeOfNextMessage(text));
-    if (options.skill && !command) return this.#run((controller) => controller.invokeSkill(options.skill!, text));
-    return this.#run((controller) => (command?.kind === 'skill' ? controller.invokeSkill(command.name, command.request) : controller.send(text)));
+    if (command?.kind === 'skill') return this.#run((controller) => controller.invokeSkill(command.name, command.request));
+    return this.#run(async (controller) => {
+      const skill = await this.#skillAtSend(text, routing);
+      return skill ? controller.invokeSkill(skill, text) : controller.send(text);
+    });
   };
+
+  /** The router's pick for a message being sent; a router that fails sends the message as typed. */
+  async #skillAtSend(text: string, routing: DraftRouting): Promise<string | null> {
+    try {
+      return await skillAtSend(text, routing, this.routeFor);
+    } catch (error) {
+      console.warn('[knack] the skill router failed; sending without a skill', error);
+      return null;
+    }
+  }
 
   stop = (): void => {
     this.#controller?.stop();
