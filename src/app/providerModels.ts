@@ -25,3 +25,15 @@ export function withModels(providers: readonly SavedProvider[], providerId: stri
   if (!target || JSON.stringify(target.models) === JSON.stringify(models)) return providers as SavedProvider[];
   return providers.map((entry) => (entry.id === providerId ? { ...entry, models: [...models] } : entry));
 }
+
+/**
+ * Whether saving `entry` asks its server for its models (docs/providers.md, "Model lists"): an
+ * OpenAI-compatible provider that is new, or whose server changed, is asked once, as it is
+ * asked for its window; the list it had says nothing about the new server. Other saves contact
+ * no server for the list.
+ */
+export function listsModelsOnSave(previous: readonly SavedProvider[], entry: SavedProvider): boolean {
+  if (entry.kind !== 'openai-compatible' || entry.baseUrl.trim() === '') return false;
+  const old = previous.find((candidate) => candidate.id === entry.id);
+  return !old || old.kind !== entry.kind || old.baseUrl.trim() !== entry.baseUrl.trim();
+}

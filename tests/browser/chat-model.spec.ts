@@ -22,9 +22,9 @@ async function openChat(page: Page): Promise<void> {
 
 /**
  * Fills the provider form as a user does, saves, and waits for the server's model list: a
- * provider just added asks for it on Save, the first one when Refresh list is pressed.
+ * provider just added, or pointed at a new server, asks for it on Save (docs/providers.md).
  */
-async function saveProvider(page: Page, fields: { name?: string; baseUrl: string; apiKey?: string; model: string; models: number; refresh?: boolean }): Promise<void> {
+async function saveProvider(page: Page, fields: { name?: string; baseUrl: string; apiKey?: string; model: string; models: number }): Promise<void> {
   if (fields.name) await page.getByLabel('Name').fill(fields.name);
   await page.getByRole('combobox', { name: 'Provider' }).selectOption({ label: 'OpenAI-compatible' });
   await page.getByLabel('Base URL').fill(fields.baseUrl);
@@ -32,7 +32,6 @@ async function saveProvider(page: Page, fields: { name?: string; baseUrl: string
   await page.getByLabel('Model').fill(fields.model);
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText('Saved.')).toBeVisible();
-  if (fields.refresh) await page.getByRole('button', { name: 'Refresh list' }).click();
   await expect(page.getByText(`The server lists ${fields.models} ${fields.models === 1 ? 'model' : 'models'}.`)).toBeVisible();
 }
 
@@ -53,7 +52,7 @@ test.afterEach(async () => {
 test('each chat talks to its own provider and model, with that provider key only', async ({ page, scripted }) => {
   scripted.setModels(['alpha', 'scripted-model']);
   await openChatApp(page, '/#/settings');
-  await saveProvider(page, { baseUrl: scripted.baseUrl, model: 'scripted-model', models: 2, refresh: true });
+  await saveProvider(page, { baseUrl: scripted.baseUrl, model: 'scripted-model', models: 2 });
   await page.getByRole('button', { name: 'Add provider' }).click();
   await saveProvider(page, { name: 'Hosted B', baseUrl: hosted.baseUrl, apiKey: KEY_B, model: 'beta-1', models: 2 });
 
@@ -108,9 +107,24 @@ test('each chat talks to its own provider and model, with that provider key only
   expect(stored).toMatchObject({ model: 'beta-1' });
 });
 
+test('the provider pointed at a new server and saved lists that server\'s models, without Refresh list', async ({ page, scripted }) => {
+  scripted.setModels(['alpha', 'gamma', 'scripted-model']);
+  await openChatApp(page, '/#/settings');
+  await saveProvider(page, { baseUrl: scripted.baseUrl, model: 'scripted-model', models: 3 });
+  await openChat(page);
+  await expect(chatModel(page).locator('option')).toHaveText(['scripted-model', 'alpha', 'gamma']);
+
+  // The same provider, now on the second server: its list replaces the first server's.
+  await openSettings(page);
+  await saveProvider(page, { baseUrl: hosted.baseUrl, apiKey: KEY_B, model: 'beta-1', models: 2 });
+  await openChat(page);
+  await expect(chatModel(page).locator('option')).toHaveText(['beta-1', 'beta-2']);
+  await expect(chosenModel(page)).toHaveText('beta-1');
+});
+
 test('a chat whose provider was removed says so, waits, and never switches by itself', async ({ page, scripted }) => {
   await openChatApp(page, '/#/settings');
-  await saveProvider(page, { baseUrl: scripted.baseUrl, model: 'scripted-model', models: 1, refresh: true });
+  await saveProvider(page, { baseUrl: scripted.baseUrl, model: 'scripted-model', models: 1 });
   await page.getByRole('button', { name: 'Add provider' }).click();
   await saveProvider(page, { name: 'Hosted B', baseUrl: hosted.baseUrl, apiKey: KEY_B, model: 'beta-1', models: 2 });
 
