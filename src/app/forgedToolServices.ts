@@ -13,7 +13,7 @@ import type { ToolDefinition, ToolRegistry } from '../tools/toolRegistry';
 import { createWriteContext } from '../tools/writeContext';
 import type { SandboxClient } from '../tools/forgedSandboxClient';
 import { offeredToolName, TOOL_CASES_FILE, type ToolManifest } from '../skills/forgedTools';
-import { isOffered, sameHashes, type ForgedToolState } from '../skills/forgedToolState';
+import { isOffered, sameHashes, type ForgedToolState, type ToolCodeRefusal } from '../skills/forgedToolState';
 import { valueProblem } from '../skills/jsonSchemaSubset';
 import type { RegexRunner } from '../gate/checks';
 import { policyThresholds } from '../gate/policy';
@@ -32,6 +32,10 @@ export interface ForgedToolView {
   manifest: ToolManifest | null;
   /** Why the tool cannot be proven (a missing or invalid file). */
   problem?: string;
+  /** The security scan refused the code this tool lacks (docs/forged-tools.md, "Refused code"). */
+  refusal?: ToolCodeRefusal;
+  /** That refused write still waits for the user's confirmation in Pending. */
+  refusalPending?: boolean;
   caseCount: number;
   state: ForgedToolState | null;
   /** The proof is about the bytes stored now. */
@@ -159,15 +163,28 @@ class ForgedTools implements ForgedToolServices {
     return proof;
   }
 
-  /** Proves every tool of the skill whose bytes differ from its last proof (or that has none). */
+  /**
+   * Proves every tool of the skill whose bytes differ from its last proof (or that has none),
+   * and forgets the scan's refusal of a tool whose code is stored now (approved or rewritten).
+   */
   async refreshSkill(skill: string): Promise<void> {
     const read = await this.reader(skill);
+    const refusals = (await (await this.deps.skills()).engine.usage.find(skill))?.tool_refusals ?? {};
     for (const tool of await this.toolsOf(skill)) {
       const loaded = await loadTool(read, tool);
       const state = await this.stateOf(skill, tool);
+      if (refusals[tool] && !(!loaded.ok && loaded.missing === 'code')) await this.forgetRefusal(skill, tool);
       if (loaded.ok && loaded.cases && !(state && sameHashes(state.hashes, loaded.hashes))) await this.prove(skill, loaded);
     }
     await this.syncSkill(skill);
+  }
+
+  async forgetRefusal(skill: string, tool: string): Promise<void> {
+    await (await this.deps.skills()).engine.usage.update(skill, (record) => {
+      if (!record.tool_refusals?.[tool]) return;
+      const { [tool]: _forgotten, ...rest } = record.tool_refusals;
+      record.tool_refusals = rest;
+    });
   }
 
   /** Every skill's offers, from every usage record: at start and after a rescan. */
@@ -221,15 +238,21 @@ class ForgedTools implements ForgedToolServices {
 
   async list(skill: string): Promise<ForgedToolView[]> {
     const read = await this.reader(skill);
+    const skills = await this.deps.skills();
+    const refusals = (await skills.engine.usage.find(skill))?.tool_refusals ?? {};
     const views: ForgedToolView[] = [];
     for (const tool of await this.toolsOf(skill)) {
       const [loaded, state] = await Promise.all([loadTool(read, tool), this.stateOf(skill, tool)]);
+      // A refusal explains a tool without code; once code is stored it says nothing about it.
+      const refusal = !loaded.ok && loaded.missing === 'code' ? refusals[tool] : undefined;
+      const refusalPending = refusal?.pending_id ? (await skills.engine.pending.get(refusal.pending_id)) !== undefined : false;
       views.push({
         skill,
         tool,
         offeredName: offeredToolName(skill, tool),
         manifest: loaded.ok ? loaded.manifest : null,
         ...(loaded.ok ? {} : { problem: loaded.error }),
+        ...(refusal ? { refusal, refusalPending } : {}),
         caseCount: loaded.ok ? (loaded.cases?.cases.length ?? 0) : 0,
         state,
         fresh: loaded.ok && state !== null && sameHashes(state.hashes, loaded.hashes),
@@ -247,7 +270,10 @@ class ForgedTools implements ForgedToolServices {
 
   async remove(skill: string, tool: string): Promise<ToolOutcome> {
     const outcome = await removeToolFiles(skill, tool, this.deps, await this.reader(skill));
-    if (outcome.success) await this.updateState(skill, tool, () => null);
+    if (outcome.success) {
+      await this.updateState(skill, tool, () => null);
+      await this.forgetRefusal(skill, tool);
+    }
     await this.syncSkill(skill);
     return outcome;
   }

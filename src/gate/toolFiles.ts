@@ -29,13 +29,13 @@ export async function toolHashes(code: string, manifestText: string, casesCanoni
 
 export type LoadedTool =
   | { ok: true; tool: string; code: string; manifest: ToolManifest; cases: ToolCaseSet | null; hashes: ToolHashes }
-  | { ok: false; tool: string; error: string };
+  | { ok: false; tool: string; error: string; /** The file that is not stored, when that is the problem. */ missing?: 'code' | 'manifest' };
 
 /** One tool's files, checked; `cases` is null when evals/tool-cases.json has none for it. */
 export async function loadTool(read: ReadSkillText, tool: string): Promise<LoadedTool> {
   const [code, manifestText, casesText] = await Promise.all([read(`${TOOLS_DIR}/${tool}.js`), read(`${TOOLS_DIR}/${tool}.json`), read(TOOL_CASES_FILE)]);
-  if (manifestText === null) return { ok: false, tool, error: `tools/${tool}.json is missing.` };
-  if (code === null) return { ok: false, tool, error: `tools/${tool}.js is missing.` };
+  if (manifestText === null) return { ok: false, tool, error: `tools/${tool}.json is missing.`, missing: 'manifest' };
+  if (code === null) return { ok: false, tool, error: `tools/${tool}.js is missing.`, missing: 'code' };
   const manifest = parseToolManifest(manifestText, tool);
   if (!manifest.ok) return { ok: false, tool, error: manifest.error };
   let cases: ToolCaseSet | null = null;

@@ -1,5 +1,5 @@
 import type { RecordStore } from '../storage/recordStore';
-import type { ForgedToolState } from './forgedToolState';
+import type { ForgedToolState, ToolCodeRefusal } from './forgedToolState';
 import { createdByFor, type CreatedBy, type UsageSource } from '../tools/writeContext';
 import { emptyOutcomes, type CandidateCase, type UseOutcomes } from './candidateCases';
 import type { InstalledSource } from './installedSource';
@@ -53,6 +53,11 @@ export interface UsageRecord {
   approved_by: 'user' | null;
   /** The skill's forged tools: proof, switch and runs, by tool name (skills/forgedToolState.ts). Absent = none proven yet. */
   tools?: Record<string, ForgedToolState>;
+  /**
+   * Tools whose code the security scan refused (a block, or held in Pending), by tool name, so
+   * the Tools entry says why there is no code (skills/forgedToolState.ts). Absent = none.
+   */
+  tool_refusals?: Record<string, ToolCodeRefusal>;
   /**
    * The newest verdict of each model it was measured on, by model key (gate/modelKey.ts): the
    * index of a chat labels by its own model's entry (docs/gate.md, "Per-model verdicts").

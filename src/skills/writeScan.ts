@@ -1,4 +1,4 @@
-import { formatScanReport, scanSkill, shouldAllowInstall, type InstallDecision, type Verdict } from './scanner';
+import { formatScanReport, scanSkill, shouldAllowInstall, type Finding, type InstallDecision, type Verdict } from './scanner';
 import type { SkillFiles } from './ledger';
 
 /**
@@ -10,6 +10,8 @@ export interface WriteScan {
   verdict: Verdict;
   reason: string;
   report: string;
+  /** Paths inside the skill (`tools/price.js`), as scanned. */
+  findings: Finding[];
 }
 
 export function scanSkillWrite(name: string, dir: string, files: SkillFiles): WriteScan {
@@ -19,5 +21,5 @@ export function scanSkillWrite(name: string, dir: string, files: SkillFiles): Wr
     files: [...files].map(([path, content]) => ({ path: path.slice(dir.length + 1), content })),
   });
   const install = shouldAllowInstall(result);
-  return { decision: install.decision, verdict: result.verdict, reason: install.reason, report: formatScanReport(result, install) };
+  return { decision: install.decision, verdict: result.verdict, reason: install.reason, report: formatScanReport(result, install), findings: result.findings };
 }

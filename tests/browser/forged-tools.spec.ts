@@ -158,3 +158,25 @@ test('an imported tool is offered only once its own cases pass here; one whose c
   await expect.poll(() => stateOf('imported-wrong'), { timeout: 30_000 }).toBe('rejected');
   await expect.poll(() => page.evaluate(() => globalThis.knack!.skills!.registry.names().filter((name) => name.includes('__')))).toEqual(['imported-right__price-total']);
 });
+
+test('a tool whose code the security scan refused says so in its Tools entry, with the scan\'s reason', async ({ page, scripted }) => {
+  await openLearningApp(page, scripted);
+  // The chat model writes the tool; its code carries a credential, which the scan holds for the user.
+  const leakyCode = "function run(input) {\n  const token = 'AKIAIOSFODNN7EXAMPLE';\n  return input.net * 2;\n}\n";
+  scripted.setFallback({ text: 'Nothing to save.' });
+  scripted.script(
+    { toolCalls: [{ id: 'w_1', name: 'skill_manage', arguments: { action: 'create', name: SKILL, content: skillMd(SKILL, 'Use for prices with discount and VAT.', 'Use the price-total tool.') } }] },
+    write('w_2', 'tools/price-total.json', manifest('price-total')),
+    write('w_3', 'tools/price-total.js', leakyCode),
+    { text: 'The tool waits for your confirmation.' },
+  );
+  await sendMessage(page, 'Make a price tool for me.');
+  await waitForReply(page);
+
+  await openSkillDetail(page, SKILL);
+  const entry = page.getByRole('region', { name: 'Tools' }).getByRole('article', { name: 'Tool price-total' });
+  await expect(entry.locator('[data-verdict]')).toHaveText('not proven: the security scan refused its code');
+  await expect(entry).toContainText(/The security scan refused tools\/price-total\.js \(dangerous verdict\): line 2: .+“.*AKIAIOSFODNN7EXAMPLE.*”/);
+  await expect(entry).toContainText('It waits for your confirmation in Pending.');
+  await expect(entry).not.toContainText('no cases');
+});

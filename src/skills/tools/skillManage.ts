@@ -5,7 +5,9 @@ import { type CatalogEntry } from '../skillCatalog';
 import { captureFiles, type SkillFiles } from '../ledger';
 import { actorFor, isReview, usageSourceFor, type WriteContext } from '../../tools/writeContext';
 import { skillGist } from '../skillGist';
-import { scanSkillWrite } from '../writeScan';
+import { scanSkillWrite, type WriteScan } from '../writeScan';
+import { codeRefusal, type ToolCodeRefusal } from '../forgedToolState';
+import { toolPathKind } from '../forgedTools';
 import type { SkillEngine } from '../skillEngine';
 import { archiveSkill, deleteSkill, withSkillLock, type HeldSkillLock } from '../skillLifecycle';
 import {
@@ -123,22 +125,50 @@ export class SkillManageTool {
     for (const [path, bytes] of write.writes) after.set(path, bytes);
 
     let needsConfirmation: string | null = null;
+    let heldByScan: WriteScan | null = null;
     if (this.engine.settings().scanModelWrites && context.origin !== 'user' && action !== 'delete' && action !== 'remove_file') {
       const scan = scanSkillWrite(write.name, write.dir, after);
       if (scan.decision === 'block') {
+        await this.noteRefusedToolCode(write, scan, 'blocked', null);
         return fail(`Security scan blocked this skill (${scan.reason}). Nothing was saved.\n${scan.report}`, { scan_verdict: scan.verdict });
       }
-      if (scan.decision === 'ask' && !context.replayingApproval) needsConfirmation = `the security scan needs your confirmation (${scan.reason})`;
+      if (scan.decision === 'ask' && !context.replayingApproval) {
+        needsConfirmation = `the security scan needs your confirmation (${scan.reason})`;
+        heldByScan = scan;
+      }
     }
 
     const approval = this.engine.settings().writeApproval;
     const approvalRequired = approval === 'all' || (approval === 'review' && isReview(context));
     if ((approvalRequired || needsConfirmation) && !context.replayingApproval) {
-      return this.stage(action, name, args, context, before, after, needsConfirmation ?? 'write approval is on');
+      const staged = await this.stage(action, name, args, context, before, after, needsConfirmation ?? 'write approval is on');
+      if (heldByScan) await this.noteRefusedToolCode(write, heldByScan, 'held', typeof staged.pending_id === 'string' ? staged.pending_id : null);
+      return staged;
     }
 
     if (action === 'delete') return this.commitDelete(write, args, context, before, lock);
     return this.commitWrite(action, write, context, before, after);
+  }
+
+  /**
+   * A write of a forged tool's code the scan refused (blocked, or held for confirmation): kept
+   * on the skill's usage record, so its Tools entry says why it has no code
+   * (docs/forged-tools.md, "Refused code"). A failure to keep it never changes the write's outcome.
+   */
+  private async noteRefusedToolCode(write: PreparedWrite, scan: WriteScan, decision: ToolCodeRefusal['decision'], pendingId: string | null): Promise<void> {
+    const tools = [...write.writes.keys()].map((path) => path.slice(write.dir.length + 1)).flatMap((relative) => {
+      const kind = toolPathKind(relative);
+      return kind?.kind === 'code' ? [{ tool: kind.tool, relative }] : [];
+    });
+    if (tools.length === 0) return;
+    const at = this.engine.clock().toISOString();
+    await this.engine.usage
+      .update(write.name, (record) => {
+        const refusals = { ...(record.tool_refusals ?? {}) };
+        for (const { tool, relative } of tools) refusals[tool] = codeRefusal(scan, relative, decision, pendingId, at);
+        record.tool_refusals = refusals;
+      })
+      .catch((error: unknown) => console.warn('[knack] keeping a refused tool write failed', error));
   }
 
   private async stage(
