@@ -18,6 +18,7 @@ import type { ChatSessionDeps, ChatSessionEvent, ChatSessionListener, ReplyNotic
 import { createWriteContext } from '../tools/writeContext';
 import { lineFromModel, lineFromStored, messageToStore, titleFrom, type ChatLine } from './chatLines';
 import { toModelHistory } from './modelHistory';
+import { SummaryAhead } from './summaryAhead';
 
 export { lineFromModel, lineFromStored, messageToStore, skillInvocationOf, titleFrom, type ChatLine } from './chatLines';
 export { toModelHistory } from './modelHistory';
@@ -53,8 +54,11 @@ export class ChatController {
   /** Stop pressed before the turn's request began (while the session or prompt was set up). */
   #stopRequested = false;
   #localIds = 0;
-  /** The summary being written ahead of the next turn, after a reply (docs/context-window.md, "Summaries ahead"). */
-  #ahead: { abort: AbortController; done: Promise<void> } | null = null;
+  /** The summary written after a reply, ahead of the next turn (docs/context-window.md, "Summaries ahead"). */
+  readonly #ahead = new SummaryAhead({
+    budget: async (signal) => this.#turnBudget(await this.deps.provider(), signal),
+    onChange: (busy, budget) => this.#emit(budget ? { type: 'context', usage: budget.usage } : { type: 'summary-ahead', busy }),
+  });
   readonly #listeners = new Set<ChatSessionListener>();
 
   constructor(private readonly deps: ChatSessionDeps) {}
@@ -113,18 +117,14 @@ export class ChatController {
   stop(): void {
     if (this.#abort) this.#abort.abort();
     else if (this.#running) this.#stopRequested = true;
-    else this.#ahead?.abort.abort();
+    else this.#ahead.abort();
   }
 
   /** A summary is being written (or checked for) ahead of the next turn. */
-  get summarisingAhead(): boolean {
-    return this.#ahead !== null;
-  }
+  get summarisingAhead(): boolean { return this.#ahead.busy; } // prettier-ignore
 
   /** Resolves when no summary is being written ahead (tests and benches wait on it, as a user reads). */
-  async aheadSettled(): Promise<void> {
-    while (this.#ahead) await this.#ahead.done;
-  }
+  readonly aheadSettled = (): Promise<void> => this.#ahead.settled();
 
   /** Drops everything after the last user message and asks again. */
   async regenerate(): Promise<boolean> {
@@ -132,7 +132,7 @@ export class ChatController {
     const last = this.#lines.findLastIndex((line) => line.role === 'user');
     if (last < 0) return false;
     this.#running = true;
-    await this.#cancelAhead();
+    await this.#ahead.cancel();
     try {
       await this.#truncateAfter(this.#lines[last]!.seq);
     } catch (error) {
@@ -151,7 +151,7 @@ export class ChatController {
     const line = this.#lines[at];
     if (!line || line.role !== 'user') return false;
     this.#running = true;
-    await this.#cancelAhead();
+    await this.#ahead.cancel();
     try {
       await this.deps.store.updateMessage(line.id, { content: text });
       this.#setLine(at, { content: text });
@@ -173,7 +173,7 @@ export class ChatController {
     this.#emitLines();
     this.#emit({ type: 'turn-start' });
     try {
-      await this.#settleAhead();
+      await this.#ahead.settle();
       const session = await this.#ensureSession(promptHint);
       const stored = await this.deps.store.append(session.id, { role: 'user', content });
       this.#setLine(at, { id: stored.id, seq: stored.seq });
@@ -225,59 +225,9 @@ export class ChatController {
       this.#emit({ type: 'draft', text: '' });
       this.#emitLines();
       // Before the turn's end is announced, so whoever waits for the end sees the summary under way.
-      if (outcome.end === 'final') this.#startAhead();
+      if (outcome.end === 'final' && this.deps.context && this.deps.summariseAhead !== false) this.#ahead.start();
       this.#emit({ type: 'turn-end', end: outcome.end, problem: outcome.problem, ...(outcome.notice ? { notice: outcome.notice } : {}) });
     }
-  }
-
-  /**
-   * After a reply: when the user's next turn would have to compact first, the summary is written
-   * now, while the user reads and types, so that turn starts as fast as any other. One at a time;
-   * a send waits for it or cancels it (#settleAhead), so it never competes with the user's own
-   * request on a local engine (docs/context-window.md, "Summaries ahead").
-   */
-  #startAhead(): void {
-    if (this.#ahead || !this.#session || !this.deps.context || this.deps.summariseAhead === false) return;
-    const abort = new AbortController();
-    const done = (async () => {
-      const budget = await this.#turnBudget(await this.deps.provider(), abort.signal);
-      if (!budget || abort.signal.aborted) return;
-      const outcome = await budget.summariseAhead(abort.signal);
-      if (outcome === 'compacted') this.#emit({ type: 'context', usage: budget.usage });
-    })()
-      .catch(() => undefined) // a summary ahead that fails is tried again in front of the next turn, which says so
-      .finally(() => {
-        if (this.#ahead?.abort === abort) this.#ahead = null;
-        this.#emit({ type: 'summary-ahead', busy: false });
-      });
-    this.#ahead = { abort, done };
-    this.#emit({ type: 'summary-ahead', busy: true });
-  }
-
-  /**
-   * The user sent while a summary was being written ahead: it is awaited when the user's request
-   * needs it (it is under way, so waiting costs less than starting it again), cancelled otherwise.
-   */
-  async #settleAhead(): Promise<void> {
-    const ahead = this.#ahead;
-    if (!ahead) return;
-    let needed = false;
-    try {
-      const budget = await this.#turnBudget(await this.deps.provider());
-      needed = budget !== null && (await budget.keeper.needsCompaction());
-    } catch {
-      needed = false;
-    }
-    if (!needed) ahead.abort.abort();
-    await ahead.done;
-  }
-
-  /** Cancels a summary being written ahead (an edit, a regenerate or Compact now changes what it would cover). */
-  async #cancelAhead(): Promise<void> {
-    const ahead = this.#ahead;
-    if (!ahead) return;
-    ahead.abort.abort();
-    await ahead.done;
   }
 
   /** The agent loop for the session, its messages stored, then the learning loop's report. */
@@ -376,7 +326,7 @@ export class ChatController {
     if (this.#running || !this.#session) return false;
     this.#running = true;
     try {
-      await this.#cancelAhead();
+      await this.#ahead.cancel();
       const budget = await this.#turnBudget(await this.deps.provider());
       if (!budget) return false;
       const outcome = await budget.keeper.compactNow();
