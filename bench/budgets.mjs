@@ -43,7 +43,10 @@ export const budgets = [
   { key: 'firstRequestAt4096Skills0', limit: 35, unit: '% of the window', path: 'contextBudget.firstRequestAt4096.0.percentOfWindow', spec: 'first chat request at a 4,096 window, no skills' },
   { key: 'firstRequestAt4096Skills40', limit: 35, unit: '% of the window', path: 'contextBudget.firstRequestAt4096.1.percentOfWindow', spec: 'first chat request at a 4,096 window, 40 skills' },
   { key: 'firstRequestAt4096Skills1000', limit: 35, unit: '% of the window', path: 'contextBudget.firstRequestAt4096.2.percentOfWindow', spec: 'first chat request at a 4,096 window, 1,000 skills' },
-  { key: 'chat40TurnsOverWindow', limit: 0, unit: 'requests', path: 'contextBudget.chat40TurnsAt4096.requestsOverWindow', spec: 'a 40-turn chat at 4,096 with 40 skills: requests over the window' },
+  { key: 'chat30TurnsOverWindow', limit: 0, unit: 'requests', path: 'contextBudget.chat30TurnsAt4096.requestsWithReplyOverWindow', spec: 'a 30-turn chat at 4,096 with 40 skills: requests whose prompt + max_tokens pass the window' },
+  // SPEC §7.1 "Cost": at most one summary request per 5 user turns at 4,096, per 3 at 2,048.
+  { key: 'summaryRequests30TurnsAt4096', limit: 6, unit: 'requests', path: 'contextBudget.chat30TurnsAt4096.summaryRequests', spec: 'summary requests in a 30-turn chat at 4,096 (honest summariser)' },
+  { key: 'summaryRequests15TurnsAt2048', limit: 5, unit: 'requests', path: 'contextBudget.chat15TurnsAt2048.summaryRequests', spec: 'summary requests in a 15-turn chat at 2,048 (honest summariser)' },
   { key: 'forgedToolCold', limit: 100, unit: 'ms', path: 'forgedTools.sandbox.coldFirstInPageMs', spec: 'forged tool call in the sandbox, cold (first call in the page: engine, worker, call)' },
   { key: 'forgedToolWarm', limit: 5, unit: 'ms p50', path: 'forgedTools.sandbox.warm.p50', spec: 'forged tool call in the sandbox, warm (round trip from the page)' },
   { key: 'forgedToolCorrect', limit: 0, unit: 'wrong answers of 20', path: 'forgedTools.withToolWrong', spec: 'discount + VAT + rounding questions answered through the forged tool: wrong answers' },

@@ -9,7 +9,7 @@ import type { ModelWindow, TokenCounter } from '../providers/modelWindow';
 import type { ChatLine } from './chatLines';
 import { toolsInForm } from './compactTools';
 import { DEFAULT_COMPACT_SHARE, offeredToolNames, planFor, type ContextPlan, type ContextUsage } from './contextBudget';
-import { ContextKeeper, type ContextEvent } from './contextKeeper';
+import { ContextKeeper, type CompactOutcome, type ContextEvent } from './contextKeeper';
 import type { Summariser } from './compaction';
 import type { SessionSummary } from './historyView';
 import type { PromptFit, SessionPromptContext } from './sessionPrompt';
@@ -53,13 +53,15 @@ export function promptFitOf(plan: ContextPlan, toolNames?: readonly string[]): P
 export function providerSummariser(provider: ChatProvider, signal?: AbortSignal): Summariser {
   return async ({ system, prompt, maxTokens }) => {
     let text = '';
+    let cut = false;
     const stream = provider.stream({ messages: [{ role: 'system', content: system }, { role: 'user', content: prompt }], maxTokens, temperature: 0, ...(signal ? { signal } : {}) });
     for await (const part of stream) {
       if (part.type === 'text-delta') text += part.text;
       else if (part.type === 'finish' && part.reason === 'abort') throw new Error('The summary was stopped.');
+      else if (part.type === 'finish' && part.reason === 'length') cut = true;
     }
     if (signal?.aborted) throw new Error('The summary was stopped.');
-    return text;
+    return { text, cut };
   };
 }
 
@@ -86,7 +88,7 @@ export class TurnBudget {
   }
 
   #keeperFor(window: ModelWindow): ContextKeeper {
-    const plan = planFor(window, this.#context.compactShare ?? DEFAULT_COMPACT_SHARE);
+    const plan = planFor(window, this.#context.compactShare ?? DEFAULT_COMPACT_SHARE, measuredReplyTokens(this.host.lines(), this.#context.counter));
     const fit = promptFitOf(plan, this.tools.map((tool) => tool.name));
     const counter = this.#context.counter;
     return new ContextKeeper(
@@ -113,8 +115,19 @@ export class TurnBudget {
   #guessAfterRefusal(): number {
     const known = this.#context.window.tokens;
     const used = this.#keeper.usage?.used;
-    const refused = used === undefined ? known : used + this.#keeper.plan.replyTokens;
+    const refused = used === undefined ? known : used + this.#keeper.plan.reserveTokens;
     return Math.max(512, Math.floor(Math.min(known, refused) * 0.75));
+  }
+
+  /**
+   * After a reply: writes the summary now when the user's next message (as long as their latest
+   * ones) would make the next request pass the threshold (docs/context-window.md, "Summaries ahead").
+   */
+  async summariseAhead(signal?: AbortSignal): Promise<CompactOutcome | 'not-needed'> {
+    const lines = this.host.lines();
+    if (!(await this.#keeper.wouldCompactNext(expectedUserTokens(lines, this.#context.counter)))) return 'not-needed';
+    if (signal?.aborted) return 'failed';
+    return this.#keeper.compactAhead();
   }
 
   /** The server's count of a request's prompt: calibrates the counter. */
@@ -136,6 +149,26 @@ export class TurnBudget {
     await this.#keeper.compactNow();
     return true;
   }
+}
+
+/** How many of the latest replies size the reply's reserve. */
+const MEASURED_REPLIES = 6;
+
+/**
+ * The longest of the model's latest replies, in tokens (the reply's reserve is sized from it,
+ * contextBudget.ts `replyReserve`); null with fewer than two replies, or when one of them was cut
+ * off, since a cut reply says nothing of how long the model wanted to write.
+ */
+export function measuredReplyTokens(lines: readonly ChatLine[], counter: TokenCounter): number | null {
+  const replies = lines.filter((line) => line.role === 'assistant' && !line.transient && !line.stopped).slice(-MEASURED_REPLIES);
+  if (replies.length < 2 || replies.some((line) => line.cutOff)) return null;
+  return Math.max(...replies.map((line) => counter.countMessage({ role: 'assistant', content: line.content, ...(line.toolCalls?.length ? { toolCalls: line.toolCalls } : {}) })));
+}
+
+/** The tokens of the user's next message, expected from their latest ones (at least 32). */
+export function expectedUserTokens(lines: readonly ChatLine[], counter: TokenCounter): number {
+  const latest = lines.filter((line) => line.role === 'user' && !line.transient).slice(-3);
+  return Math.max(32, ...latest.map((line) => counter.countMessage({ role: 'user', content: line.content })));
 }
 
 /** Tokens the frozen prompt may take under a plan before it is rebuilt: index, memory and ~600 for the rest. */

@@ -18,6 +18,7 @@ import type { ChatSessionDeps, ChatSessionEvent, ChatSessionListener, ReplyNotic
 import { createWriteContext } from '../tools/writeContext';
 import { lineFromModel, lineFromStored, messageToStore, titleFrom, type ChatLine } from './chatLines';
 import { toModelHistory } from './modelHistory';
+import { SummaryAhead } from './summaryAhead';
 
 export { lineFromModel, lineFromStored, messageToStore, skillInvocationOf, titleFrom, type ChatLine } from './chatLines';
 export { toModelHistory } from './modelHistory';
@@ -53,6 +54,11 @@ export class ChatController {
   /** Stop pressed before the turn's request began (while the session or prompt was set up). */
   #stopRequested = false;
   #localIds = 0;
+  /** The summary written after a reply, ahead of the next turn (docs/context-window.md, "Summaries ahead"). */
+  readonly #ahead = new SummaryAhead({
+    budget: async (signal) => this.#turnBudget(await this.deps.provider(), signal),
+    onChange: (busy, budget) => this.#emit(budget ? { type: 'context', usage: budget.usage } : { type: 'summary-ahead', busy }),
+  });
   readonly #listeners = new Set<ChatSessionListener>();
 
   constructor(private readonly deps: ChatSessionDeps) {}
@@ -107,11 +113,18 @@ export class ChatController {
     return this.#userTurn(buildSkillInvocation(name, skillText, request), request || name);
   }
 
-  /** Aborts the running reply; what it said so far stays. */
+  /** Aborts the running reply; what it said so far stays. With no reply running, a summary being written ahead stops too. */
   stop(): void {
     if (this.#abort) this.#abort.abort();
     else if (this.#running) this.#stopRequested = true;
+    else this.#ahead.abort();
   }
+
+  /** A summary is being written (or checked for) ahead of the next turn. */
+  get summarisingAhead(): boolean { return this.#ahead.busy; } // prettier-ignore
+
+  /** Resolves when no summary is being written ahead (tests and benches wait on it, as a user reads). */
+  readonly aheadSettled = (): Promise<void> => this.#ahead.settled();
 
   /** Drops everything after the last user message and asks again. */
   async regenerate(): Promise<boolean> {
@@ -119,6 +132,7 @@ export class ChatController {
     const last = this.#lines.findLastIndex((line) => line.role === 'user');
     if (last < 0) return false;
     this.#running = true;
+    await this.#ahead.cancel();
     try {
       await this.#truncateAfter(this.#lines[last]!.seq);
     } catch (error) {
@@ -137,6 +151,7 @@ export class ChatController {
     const line = this.#lines[at];
     if (!line || line.role !== 'user') return false;
     this.#running = true;
+    await this.#ahead.cancel();
     try {
       await this.deps.store.updateMessage(line.id, { content: text });
       this.#setLine(at, { content: text });
@@ -158,6 +173,7 @@ export class ChatController {
     this.#emitLines();
     this.#emit({ type: 'turn-start' });
     try {
+      await this.#ahead.settle();
       const session = await this.#ensureSession(promptHint);
       const stored = await this.deps.store.append(session.id, { role: 'user', content });
       this.#setLine(at, { id: stored.id, seq: stored.seq });
@@ -208,6 +224,8 @@ export class ChatController {
       this.#running = false;
       this.#emit({ type: 'draft', text: '' });
       this.#emitLines();
+      // Before the turn's end is announced, so whoever waits for the end sees the summary under way.
+      if (outcome.end === 'final' && this.deps.context && this.deps.summariseAhead !== false) this.#ahead.start();
       this.#emit({ type: 'turn-end', end: outcome.end, problem: outcome.problem, ...(outcome.notice ? { notice: outcome.notice } : {}) });
     }
   }
@@ -308,6 +326,7 @@ export class ChatController {
     if (this.#running || !this.#session) return false;
     this.#running = true;
     try {
+      await this.#ahead.cancel();
       const budget = await this.#turnBudget(await this.deps.provider());
       if (!budget) return false;
       const outcome = await budget.keeper.compactNow();

@@ -60,6 +60,11 @@ export interface ChatSessionDeps {
   skills?: SkillLoader;
   temperature?: number;
   maxIterations?: number;
+  /**
+   * Write a needed summary right after a reply instead of in front of the next turn (default true;
+   * the bench turns it off to measure what the user waited before, docs/context-window.md).
+   */
+  summariseAhead?: boolean;
 }
 
 /** Why a turn did not end with a reply, in words the user can act on. */
@@ -87,7 +92,9 @@ export type ChatSessionEvent =
    * What fills the model's window after the latest fitting (the context meter), with a quiet note
    * when the window was learned, the conversation summarised, or turns were left out.
    */
-  | { type: 'context'; usage: ContextUsage | null; note?: string };
+  | { type: 'context'; usage: ContextUsage | null; note?: string }
+  /** A summary is being written (or checked for) after a reply, ahead of the next turn; `busy` false when done. */
+  | { type: 'summary-ahead'; busy: boolean };
 
 /** What the chat says under a reply that did not end normally (besides Stop and errors). */
 export type ReplyNotice = 'cut-off' | 'empty';

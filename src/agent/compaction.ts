@@ -3,7 +3,7 @@
  * small windows. The middle of the conversation, between the first user message and the latest
  * turns, becomes one structured summary written by the model itself; a previous summary is folded
  * into the new one. Every summary request fits the window too: a middle too big for one request
- * is summarised in pieces, and a summary that comes back too long is shortened again. The caller
+ * is summarised in pieces, and a summary that comes back too long is cut, never asked for again. The caller
  * stores the result with the session; the transcript itself is never changed. No DOM.
  */
 import type { TokenCounter } from '../providers/modelWindow';
@@ -12,8 +12,17 @@ import { compactionThreshold, type ContextPlan } from './contextBudget';
 import { cutResult, suffixSums, type SessionSummary } from './historyView';
 import { toModelHistory } from './modelHistory';
 
-/** One plain model call without tools: the summary's text, or a throw when the call failed. */
-export type Summariser = (request: { system: string; prompt: string; maxTokens: number }) => Promise<string>;
+/**
+ * One plain model call without tools: the summary's text (with `cut` when the reply stopped at
+ * `max_tokens`), or a throw when the call failed.
+ */
+export type Summariser = (request: { system: string; prompt: string; maxTokens: number }) => Promise<string | SummaryReply>;
+
+export interface SummaryReply {
+  text: string;
+  /** The reply stopped at its `max_tokens`: its last line may be half a line. */
+  cut: boolean;
+}
 
 export const SUMMARY_INSTRUCTIONS = `You keep the memory of a long conversation between a user and an assistant (you). Write a summary that lets the conversation go on as if nothing had been left out. Use these headings, each with short bullet points, and leave a heading out when it has nothing:
 Goal: what the user wants overall.
@@ -72,9 +81,15 @@ function forcedTailStart(rest: readonly ChatLine[], counter: TokenCounter, tailB
   return latestTwo !== undefined && normal !== null ? Math.max(latestTwo, normal) : normal;
 }
 
-/** The tokens the kept tail may take: half of what the threshold leaves after the fixed part and a summary. */
+/**
+ * The tokens the kept tail may take, of what the threshold leaves after the fixed part and a
+ * summary: half on a large window (Hermes); a quarter on a small one, where the threshold is the
+ * prompt limit itself, so a compaction leaves room for several turns before the next one
+ * (docs/context-window.md, "Compaction"). A tail over budget still keeps the latest turn.
+ */
 export function tailBudgetOf(plan: ContextPlan, fixedTokens: number): number {
-  return Math.max(0, Math.floor((compactionThreshold(plan, fixedTokens) - fixedTokens - plan.summaryTokens) * 0.5));
+  const share = plan.small ? 0.25 : 0.5;
+  return Math.max(0, Math.floor((compactionThreshold(plan, fixedTokens) - fixedTokens - plan.summaryTokens) * share));
 }
 
 /** Splits transcript entries into pieces of at most `limit` tokens (an entry too big alone is cut). */
@@ -116,12 +131,21 @@ function cutToTokens(text: string, counter: TokenCounter, tokens: number): strin
   return `${line > chars * 0.7 ? cut.slice(0, line) : cut}\n…`;
 }
 
-/** A summary that came back over its room is asked to shrink once, then cut. */
-async function boundedSummary(text: string, input: CompactionInput): Promise<string> {
-  const { counter, plan, summarise } = input;
-  if (counter.countText(text) <= plan.summaryTokens) return text.trim();
-  const again = await summarise({ system: SUMMARY_INSTRUCTIONS, prompt: promptFor(null, text, plan.summaryTokens), maxTokens: plan.summaryTokens });
-  return cutToTokens(again.trim() || text, counter, plan.summaryTokens).trim();
+/**
+ * The summary as stored: one request per summary, never a second one to shrink it (SPEC §7.1).
+ * The request's `max_tokens` is the summary's room, so the server stops a long one there; a reply
+ * stopped that way loses its half line, and one still over its room by the counter (which may
+ * count a few percent over the server) is cut at a line end. The facts come first under the
+ * summary's headings, so a cut takes the least needed part.
+ */
+export function boundedSummary(reply: string | SummaryReply, counter: TokenCounter, summaryTokens: number): string {
+  let text = typeof reply === 'string' ? reply.trim() : reply.text.trim();
+  if (typeof reply !== 'string' && reply.cut) {
+    const end = text.lastIndexOf('\n');
+    if (end > 0) text = text.slice(0, end).trimEnd();
+  }
+  if (counter.countText(text) <= Math.floor(summaryTokens * 1.1)) return text;
+  return cutToTokens(text, counter, summaryTokens).trim();
 }
 
 /**
@@ -141,8 +165,9 @@ export async function compactConversation(input: CompactionInput, rest: readonly
   const room = plan.window - 2 * plan.summaryTokens - plan.marginTokens - systemTokens - 80;
   for (const piece of pieces(entries, counter, Math.max(200, room))) {
     const reply = await summarise({ system: SUMMARY_INSTRUCTIONS, prompt: promptFor(text, piece, plan.summaryTokens), maxTokens: plan.summaryTokens });
-    if (!reply.trim()) throw new Error('The model wrote an empty summary.');
-    text = await boundedSummary(reply, input);
+    const bounded = boundedSummary(reply, counter, plan.summaryTokens);
+    if (!bounded) throw new Error('The model wrote an empty summary.');
+    text = bounded;
   }
   return { text: text ?? '', throughSeq: middle.at(-1)!.seq, at: input.now, count: (input.summary?.count ?? 0) + 1 };
 }

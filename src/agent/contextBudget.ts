@@ -16,11 +16,19 @@ export type ToolForm = 'full' | 'compact' | 'minimal' | 'none';
 
 export interface ContextPlan {
   window: number;
-  /** `max_tokens` of each chat request: the reply's room, reserved before anything else. */
+  /** The most `max_tokens` of a chat request asks for (a quarter of the window). */
   replyTokens: number;
+  /**
+   * The reply's room every prompt leaves free: `replyTokens`, or less once the model's measured
+   * replies show it answers shorter (docs/context-window.md, "The budget"). A request's
+   * `max_tokens` is what the window has left after its prompt, up to `replyTokens`.
+   */
+  reserveTokens: number;
+  /** A window of at most SMALL_WINDOW_TOKENS: compacted only when the next request would not fit. */
+  small: boolean;
   /** Kept free for the counter's error (an estimate may be a few percent low). */
   marginTokens: number;
-  /** The most a prompt may count: window − reply − margin. Never exceeded. */
+  /** The most a prompt may count: window − reply reserve − margin. Never exceeded. */
   promptLimit: number;
   /** Past this many prompt tokens the middle of the conversation is summarised. */
   compactAt: number;
@@ -41,6 +49,12 @@ export interface ContextPlan {
 export const MAX_INDEX_TOKENS = 2_500;
 /** The compaction threshold's default share of the window (Hermes compresses at 50 %). */
 export const DEFAULT_COMPACT_SHARE = 0.5;
+/**
+ * Up to this window the share rule gives way to the fit rule (SPEC §7.1): at 4,096 the fixed part
+ * and the reply leave room for two or three turns below 50 %, so a share would summarise every
+ * second turn; above it the share is Hermes' rule and right.
+ */
+export const SMALL_WINDOW_TOKENS = 16_384;
 
 const clamp = (value: number, low: number, high: number) => Math.max(low, Math.min(high, Math.floor(value)));
 
@@ -49,18 +63,22 @@ const clamp = (value: number, low: number, high: number) => Math.max(low, Math.m
  * third of the window (docs/context-window.md has the figures): a quarter for the reply, 4 % margin,
  * 9 % for the index and 5 % for memory.
  */
-export function planFor(window: ModelWindow | number, compactShare = DEFAULT_COMPACT_SHARE): ContextPlan {
+export function planFor(window: ModelWindow | number, compactShare = DEFAULT_COMPACT_SHARE, measuredReply?: number | null): ContextPlan {
   const tokens = typeof window === 'number' ? window : window.tokens;
   const replyTokens = clamp(tokens / 4, 128, 4_096);
   const marginTokens = clamp(tokens * 0.04, 32, 2_048);
-  const promptLimit = Math.max(0, tokens - replyTokens - marginTokens);
+  const reserveTokens = replyReserve(replyTokens, tokens, measuredReply);
+  const promptLimit = Math.max(0, tokens - reserveTokens - marginTokens);
   const share = Math.min(0.9, Math.max(0.2, compactShare));
+  const small = tokens <= SMALL_WINDOW_TOKENS;
   return {
     window: tokens,
     replyTokens,
+    reserveTokens,
+    small,
     marginTokens,
     promptLimit,
-    compactAt: Math.min(promptLimit, Math.floor(tokens * share)),
+    compactAt: small ? promptLimit : Math.min(promptLimit, Math.floor(tokens * share)),
     indexTokens: clamp(tokens * 0.09, 0, MAX_INDEX_TOKENS),
     memoryTokens: clamp(tokens * 0.05, 0, 2_000),
     toolForm: tokens <= 1_536 ? 'none' : tokens <= 4_096 ? 'minimal' : tokens <= 16_384 ? 'compact' : 'full',
@@ -71,12 +89,30 @@ export function planFor(window: ModelWindow | number, compactShare = DEFAULT_COM
 }
 
 /**
+ * The reply's reserve: with no measured reply, the whole `replyTokens`; once the model's recent
+ * replies are known, the longest of them with a quarter more and 32 tokens of slack, never less
+ * than a sixteenth of the window (128 at least) nor more than `replyTokens`. A small model's
+ * answers are ~250 tokens, so at 4,096 this frees ~700 tokens, three turns of conversation.
+ */
+export function replyReserve(replyTokens: number, window: number, measuredReply?: number | null): number {
+  if (!measuredReply || measuredReply <= 0) return replyTokens;
+  const floor = Math.min(replyTokens, Math.max(128, Math.floor(window / 16)));
+  return Math.max(floor, Math.min(replyTokens, Math.ceil(measuredReply * 1.25) + 32));
+}
+
+/** `max_tokens` of a request counting `promptTokens`: what the window leaves, up to `replyTokens`. */
+export function maxTokensFor(plan: ContextPlan, promptTokens: number): number {
+  return Math.max(1, Math.min(plan.replyTokens, plan.window - plan.marginTokens - promptTokens));
+}
+
+/**
  * The threshold a conversation is compacted at, given what the fixed part (system prompt and
- * tools) takes: the plan's share of the window, but never less than the fixed part plus a fifth
- * of the window. At 2,048 the fixed part alone is near half the window, and a 50 % threshold
- * would summarise before every turn (docs/context-window.md, "The budget").
+ * tools) takes. A small window: the prompt limit itself, so a summary is written only when the
+ * request and its reply's reserve would not fit (SPEC §7.1). A large one: the plan's share of the
+ * window, but never less than the fixed part plus a fifth of the window (docs/context-window.md).
  */
 export function compactionThreshold(plan: ContextPlan, fixedTokens: number): number {
+  if (plan.small) return plan.promptLimit;
   return Math.min(plan.promptLimit, Math.max(plan.compactAt, fixedTokens + Math.floor(plan.window * 0.2)));
 }
 

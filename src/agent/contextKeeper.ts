@@ -10,7 +10,7 @@ import type { ChatMessage, ToolSpec } from '../providers/provider';
 import type { ModelWindow, TokenCounter } from '../providers/modelWindow';
 import type { ChatLine } from './chatLines';
 import { compactConversation, type Summariser } from './compaction';
-import { compactionThreshold, type ContextParts, type ContextPlan, type ContextUsage } from './contextBudget';
+import { compactionThreshold, maxTokensFor, type ContextParts, type ContextPlan, type ContextUsage } from './contextBudget';
 import { splitLines, type SessionSummary } from './historyView';
 import { fitRequest, type FittedRequest } from './requestFit';
 import { systemPromptParts } from './systemPrompt';
@@ -74,7 +74,7 @@ export class ContextKeeper {
   async prepare(): Promise<PreparedCall> {
     let system = await this.deps.systemPrompt();
     let fit = this.#fit(system);
-    if (fit.tokens > compactionThreshold(this.deps.plan, fit.systemTokens + fit.toolTokens) && !this.#failed) {
+    if (fit.wholeTokens > compactionThreshold(this.deps.plan, fit.systemTokens + fit.toolTokens) && !this.#failed) {
       const outcome = await this.#compact(fit);
       if (outcome === 'compacted') {
         system = await this.deps.rebuildSystemPrompt();
@@ -90,7 +90,8 @@ export class ContextKeeper {
       systemPrompt: system,
       messages: fit.messages,
       tools: this.deps.tools,
-      maxTokens: this.deps.plan.replyTokens,
+      // What the window leaves after this prompt, up to the plan's reply: never past the window.
+      maxTokens: maxTokensFor(this.deps.plan, fit.tokens),
       tokens: fit.tokens,
       // What the results of this call's tools may take: up to the prompt limit, less the call itself (~100).
       resultRoomTokens: Math.max(0, this.deps.plan.promptLimit - fit.tokens - 100),
@@ -101,6 +102,36 @@ export class ContextKeeper {
   async compactNow(): Promise<CompactOutcome> {
     const system = await this.deps.systemPrompt();
     const outcome = await this.#compact(this.#fit(system), true);
+    if (outcome === 'compacted') {
+      const rebuilt = await this.deps.rebuildSystemPrompt();
+      this.#usage = this.#usageOf(this.#fit(rebuilt), rebuilt);
+    }
+    return outcome;
+  }
+
+  /**
+   * Whether the next user turn would have to compact first: the conversation as it stands plus a
+   * user message of `nextMessageTokens` passes the threshold. The chat then summarises right after
+   * the reply, while the user reads (docs/context-window.md, "Summaries ahead").
+   */
+  async wouldCompactNext(nextMessageTokens: number): Promise<boolean> {
+    const system = await this.deps.systemPrompt();
+    const fit = this.#fit(system);
+    return fit.wholeTokens + nextMessageTokens > compactionThreshold(this.deps.plan, fit.systemTokens + fit.toolTokens);
+  }
+
+  /** Whether the request as it stands (the user's message in the lines) passes the threshold. */
+  async needsCompaction(): Promise<boolean> {
+    return this.wouldCompactNext(0);
+  }
+
+  /**
+   * The summary ahead of the next turn: the same compaction a turn would make, made now. A failure
+   * says nothing (the next turn tries again in front, and says so if it fails there too).
+   */
+  async compactAhead(): Promise<CompactOutcome> {
+    const system = await this.deps.systemPrompt();
+    const outcome = await this.#compact(this.#fit(system), false, true);
     if (outcome === 'compacted') {
       const rebuilt = await this.deps.rebuildSystemPrompt();
       this.#usage = this.#usageOf(this.#fit(rebuilt), rebuilt);
@@ -120,7 +151,7 @@ export class ContextKeeper {
     return fitRequest({ lines: this.deps.lines(), summary: this.deps.summary(), systemPrompt, tools, counter, plan });
   }
 
-  async #compact(fit: FittedRequest, forced = false): Promise<CompactOutcome> {
+  async #compact(fit: FittedRequest, forced = false, quiet = false): Promise<CompactOutcome> {
     const { counter, plan } = this.deps;
     const previous = this.deps.summary();
     const rest = splitLines(this.deps.lines(), previous).rest;
@@ -135,6 +166,7 @@ export class ContextKeeper {
       this.onEvent({ type: 'compacted', summary });
       return 'compacted';
     } catch (error) {
+      if (quiet) return 'failed';
       this.#failed = true;
       this.onEvent({ type: 'compaction-failed', reason: error instanceof Error ? error.message : String(error) });
       return 'failed';

@@ -9,6 +9,7 @@ import type { ChatMessage } from '../providers/provider';
 import type { TokenCounter } from '../providers/modelWindow';
 import type { ChatLine } from './chatLines';
 import type { SessionSummary } from '../sessions/sessionStore';
+import { cutToolResult } from './jsonCut';
 
 export type { SessionSummary };
 
@@ -70,8 +71,11 @@ export function cutOldResults(messages: ChatMessage[], counter: TokenCounter, th
   let cut = 0;
   const out = messages.map((message, at) => {
     if (message.role !== 'tool' || at > keepFrom || counter.countText(message.content) <= threshold) return message;
+    // Cut inside the JSON, so the model still reads a valid result (docs/context-window.md).
+    const content = cutToolResult(message.content, CUT_KEEP_CHARS + 200);
+    if (content === message.content) return message;
     cut += 1;
-    return { ...message, content: cutResult(message.content) };
+    return { ...message, content };
   });
   return { messages: out, cut };
 }

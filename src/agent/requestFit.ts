@@ -10,6 +10,7 @@ import type { TokenCounter } from '../providers/modelWindow';
 import type { ChatLine } from './chatLines';
 import { countMessages, type ContextPlan } from './contextBudget';
 import { assembleHistory, blockStarts, cutOldResults, cutResult, cutThreshold, splitLines, suffixSums, type SessionSummary } from './historyView';
+import { cutToolArguments, cutToolResult } from './jsonCut';
 import { toModelHistory } from './modelHistory';
 
 export interface FitInput {
@@ -25,6 +26,8 @@ export interface FittedRequest {
   messages: ChatMessage[];
   /** Tokens of the whole request (system prompt, tools, messages). */
   tokens: number;
+  /** Tokens the request would count with nothing left out or cut for the window (old results cut as always): what compaction is decided on. */
+  wholeTokens: number;
   systemTokens: number;
   toolTokens: number;
   summaryTokens: number;
@@ -62,13 +65,32 @@ function leaveOutOldest(input: Budgeted, parts: Parts, fixed: number): { parts: 
   return { parts: { ...parts, summaryText: parts.summaryText ? `${parts.summaryText}\n${note}` : note, rest: parts.rest.slice(from) }, leftOut: from };
 }
 
-/** The last resort: the remaining texts are cut, tool results first, until the request fits. */
+/** Tool-call arguments and results longer than this are cut first when a request does not fit. */
+const OVERSIZED_CHARS = 2_000;
+
+/** A message cut to about `keep` characters a text: results and arguments inside their JSON, other texts at the end. */
+function shrink(message: ChatMessage, keep: number, texts: boolean): ChatMessage {
+  const calls = message.toolCalls?.some((call) => call.arguments.length > keep)
+    ? message.toolCalls.map((call) => ({ ...call, arguments: cutToolArguments(call.arguments, keep) }))
+    : message.toolCalls;
+  let content = message.content;
+  if (message.role === 'tool') content = cutToolResult(content, keep);
+  else if (texts && content.length > keep) content = cutResult(content, keep);
+  return content === message.content && calls === message.toolCalls ? message : { ...message, content, ...(calls ? { toolCalls: calls } : {}) };
+}
+
+/**
+ * The last resort, when even the latest block does not fit (docs/context-window.md): for this
+ * request only, first the tool calls' arguments and the tool results (a 1 MB `skill_manage` call,
+ * a huge result), then every text, are cut shorter and shorter until the request fits. Results and
+ * arguments are cut inside their JSON, never where the cut saves nothing; the stored messages keep
+ * every character.
+ */
 function cutRemaining(input: Budgeted, parts: Parts, fixed: number): Parts {
-  const shrink = (message: ChatMessage, keep: number): ChatMessage => ({ ...message, content: cutResult(message.content, keep) });
-  let next: Parts = { ...parts, rest: parts.rest.map((message) => (message.role === 'tool' ? shrink(message, 200) : message)) };
-  for (const keep of [2_000, 800, 300]) {
+  let next = parts;
+  for (const [keep, texts] of [[2_000, true], [800, true], [300, true], [120, true]] as const) {
     if (measure(input, next, fixed) <= input.plan.promptLimit) return next;
-    next = { head: next.head.map((message) => shrink(message, keep)), summaryText: next.summaryText, rest: next.rest.map((message) => shrink(message, keep)) };
+    next = { head: next.head.map((message) => shrink(message, keep, texts)), summaryText: next.summaryText, rest: next.rest.map((message) => shrink(message, keep, texts)) };
   }
   return next;
 }
@@ -90,12 +112,17 @@ export function fitMessages(input: Omit<FitInput, 'lines' | 'summary'> & Parts):
   const cut = cutOldResults(input.rest, counter, cutThreshold(plan.window));
   let parts: Parts = { head: input.head, summaryText: input.summaryText, rest: cut.messages };
   let leftOut = 0;
+  const wholeTokens = measure(input, parts, fixed);
+  // Oversized tool-call arguments and results give way before whole turns do: the turn's own
+  // request must not be left out for a 1 MB call (docs/context-window.md, "The last resort").
+  if (measure(input, parts, fixed) > plan.promptLimit) parts = { ...parts, rest: parts.rest.map((message) => shrink(message, OVERSIZED_CHARS, false)) };
   if (measure(input, parts, fixed) > plan.promptLimit) ({ parts, leftOut } = leaveOutOldest(input, parts, fixed));
   if (measure(input, parts, fixed) > plan.promptLimit) parts = cutRemaining(input, parts, fixed);
   const messages = assembleHistory(parts.head, parts.summaryText, parts.rest);
   return {
     messages,
     tokens: fixed + countMessages(counter, messages),
+    wholeTokens,
     systemTokens,
     toolTokens,
     summaryTokens: parts.summaryText ? counter.countText(parts.summaryText) : 0,

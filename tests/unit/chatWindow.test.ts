@@ -18,21 +18,30 @@ import { WebLlmProvider } from '../../src/providers/webllm/webllmProvider';
 import { withTextToolProtocol } from '../../src/providers/textToolProtocol';
 import type { ChatCompletionRequestStreaming, CompletionEngine } from '../../src/providers/webllm/engine';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
+import { chatTurnText, honestSummary } from '../fixtures/honestSummariser';
 
 interface LoggedRequest {
   tokens: number;
   summary: boolean;
   refused: boolean;
   text: string;
+  /** The user stopped it (a summary ahead cancelled by a send). */
+  aborted?: boolean;
 }
+
+const ANSWER = `Here is a fairly long answer. ${'It goes on with details. '.repeat(38)}`;
 
 /**
  * A model with a real window: it counts each request like the chat does and refuses one that does
- * not fit (prompt + max_tokens), as llama.cpp does. Summary requests are answered with the
- * prompt's lines that name the project, a stand-in for a model that keeps the user's facts.
+ * not fit (prompt + max_tokens), as llama.cpp does, and stops a reply at max_tokens. Summary
+ * requests are answered like an honest model (tests/fixtures/honestSummariser.ts: every user fact
+ * kept, so the summary grows). `holdSummaries` keeps each summary request open until released.
+ * `maxInFlight` is the most requests it ever had at once.
  */
-function windowedModel(trueWindow: number, options: { failSummaries?: boolean } = {}) {
+function windowedModel(trueWindow: number, options: { failSummaries?: boolean; holdSummaries?: boolean } = {}) {
   const log: LoggedRequest[] = [];
+  let inFlight = 0;
+  const state = { maxInFlight: 0, held: [] as (() => void)[] };
   const provider: ChatProvider = {
     id: 'windowed',
     model: 'small-model',
@@ -43,22 +52,37 @@ function windowedModel(trueWindow: number, options: { failSummaries?: boolean } 
       const summary = system!.content === SUMMARY_INSTRUCTIONS;
       const text = request.messages.map((m) => m.content).join('\n');
       const refused = tokens + (request.maxTokens ?? 0) > trueWindow;
-      log.push({ tokens, summary, refused, text });
+      const entry: LoggedRequest = { tokens, summary, refused, text };
+      log.push(entry);
       if (refused) {
         throw new ProviderError('bad-request', 'the request exceeds the available context size', '', 400, { contextTooLong: true });
       }
-      if (summary && options.failSummaries) throw new ProviderError('server', 'model crashed', '', 500);
-      if (summary) {
-        const facts = text.split('\n').filter((l) => /heron/i.test(l) && !l.startsWith('Write'));
-        yield { type: 'text-delta', text: `Facts from the user:\n${[...new Set(facts)].slice(0, 3).map((f) => `- ${f.slice(0, 120)}`).join('\n') || '- none'}` };
-      } else {
-        yield { type: 'text-delta', text: `Here is a fairly long answer. ${'It goes on with details. '.repeat(38)}` };
+      inFlight += 1;
+      state.maxInFlight = Math.max(state.maxInFlight, inFlight);
+      try {
+        if (summary && options.failSummaries) throw new ProviderError('server', 'model crashed', '', 500);
+        if (summary && options.holdSummaries) {
+          await new Promise<void>((resolve) => {
+            state.held.push(resolve);
+            request.signal?.addEventListener('abort', () => (state.held.splice(state.held.indexOf(resolve), 1), resolve()), { once: true });
+          });
+        }
+        if (request.signal?.aborted) {
+          entry.aborted = true;
+          yield { type: 'finish', reason: 'abort' };
+          return;
+        }
+        const whole = summary ? honestSummary(messages.at(-1)!.content) : ANSWER;
+        const limit = (request.maxTokens ?? Infinity) * 4;
+        yield { type: 'text-delta', text: whole.slice(0, limit) };
+        yield { type: 'usage', usage: { promptTokens: tokens } };
+        yield { type: 'finish', reason: whole.length > limit ? 'length' : 'stop' };
+      } finally {
+        inFlight -= 1;
       }
-      yield { type: 'usage', usage: { promptTokens: tokens } };
-      yield { type: 'finish', reason: 'stop' };
     },
   };
-  return { provider, log };
+  return { provider, log, state };
 }
 
 /**
@@ -187,6 +211,103 @@ describe('a chat on a 4,096-token model', () => {
     expect(second.seq).toBeLessThanOrEqual(summary.throughSeq);
     await s.controller.editAndResend(second.id, 'Turn 2, edited.');
     expect(s.controller.session!.summary).toBeUndefined();
+  });
+});
+
+describe('rare summaries, written while the user reads (issue 21)', () => {
+  /** `turns` turns; the user reads each reply (the summary ahead settles) before the next. Returns the log index where each turn began. */
+  async function longChat(s: Awaited<ReturnType<typeof setup>>, turns: number, model: ReturnType<typeof windowedModel>): Promise<number[]> {
+    const starts: number[] = [];
+    for (let turn = 1; turn <= turns; turn++) {
+      starts.push(model.log.length);
+      await s.controller.send(chatTurnText(turn));
+      await s.controller.aheadSettled();
+    }
+    return starts;
+  }
+
+  it('30 turns at 4,096 with an honest summariser: at most one summary request per 5 turns, none in front of a turn, the turn-2 fact in the last request', async () => {
+    const model = windowedModel(4096);
+    const s = await setup(model, { tokens: 4096, source: 'reported' });
+    const starts = await longChat(s, 30, model);
+    expect(problems(s.events)).toEqual([]);
+    expect(model.log.filter((r) => r.refused)).toEqual([]);
+    const summaries = model.log.filter((r) => r.summary);
+    expect(summaries.length).toBeGreaterThan(0);
+    expect(summaries.length).toBeLessThanOrEqual(6);
+    // One request per compaction.
+    expect(summaries.length).toBe(s.controller.session!.summary!.count);
+    // Each turn's own requests are chat requests only: every summary was written after a reply.
+    starts.forEach((start, turn) => {
+      const end = starts[turn + 1] ?? model.log.length;
+      const turnRequests = model.log.slice(start, end);
+      const firstSummary = turnRequests.findIndex((r) => r.summary);
+      expect(firstSummary === -1 || firstSummary > 0).toBe(true);
+    });
+    expect(model.log.filter((r) => !r.summary).at(-1)!.text).toContain('the project is called Heron');
+    expect(notes(s.events).some((n) => /left out/.test(n))).toBe(false);
+  });
+
+  it('15 turns at 2,048: at most one summary request per 3 turns, the turn-2 fact still in the last request', async () => {
+    const model = windowedModel(2048);
+    const s = await setup(model, { tokens: 2048, source: 'reported' });
+    await longChat(s, 15, model);
+    expect(problems(s.events)).toEqual([]);
+    expect(model.log.filter((r) => r.refused)).toEqual([]);
+    const summaries = model.log.filter((r) => r.summary).length;
+    expect(summaries).toBeGreaterThan(0);
+    expect(summaries).toBeLessThanOrEqual(5);
+    expect(model.log.filter((r) => !r.summary).at(-1)!.text).toContain('the project is called Heron');
+  });
+
+  /** After a reply, until the summary ahead is held open by the model or there is none. */
+  async function untilHeldOrIdle(s: Awaited<ReturnType<typeof setup>>, model: ReturnType<typeof windowedModel>): Promise<void> {
+    while (s.controller.summarisingAhead && model.state.held.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+
+  it('a send during the summary waits for it when its request needs it: never two requests at once, one summary', async () => {
+    const model = windowedModel(4096, { holdSummaries: true });
+    const s = await setup(model, { tokens: 4096, source: 'reported' });
+    let turn = 0;
+    while (model.state.held.length === 0 && turn < 30) {
+      await s.controller.send(chatTurnText(++turn));
+      await untilHeldOrIdle(s, model);
+    }
+    expect(s.controller.summarisingAhead).toBe(true);
+    const summariesBefore = model.log.filter((r) => r.summary).length;
+    // A long message: the request does not fit without the summary.
+    const sending = s.controller.send(`Turn ${turn + 1}: ${'a long paste of notes for the plan. '.repeat(60)}`);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    model.state.held.shift()!();
+    await sending;
+    expect(model.state.maxInFlight).toBe(1);
+    expect(model.log.filter((r) => r.summary).length).toBe(summariesBefore);
+    expect(model.log.filter((r) => r.summary && r.aborted)).toEqual([]);
+    expect(s.controller.session!.summary!.count).toBe(1);
+    expect(problems(s.events)).toEqual([]);
+  });
+
+  it('a send during the summary cancels it when its request fits without it; the summary is written after that reply', async () => {
+    const model = windowedModel(4096, { holdSummaries: true });
+    const s = await setup(model, { tokens: 4096, source: 'reported' });
+    let turn = 0;
+    // A long message now and then makes the expected next message long, so the summary starts while a short one still fits.
+    while (model.state.held.length === 0 && turn < 30) {
+      turn += 1;
+      await s.controller.send(turn % 3 === 1 ? `Turn ${turn}: ${'notes for the plan, one more line of them. '.repeat(40)}` : `Turn ${turn}: go on.`);
+      await untilHeldOrIdle(s, model);
+    }
+    expect(s.controller.summarisingAhead).toBe(true);
+    await s.controller.send('ok');
+    expect(model.log.filter((r) => r.summary && r.aborted)).toHaveLength(1);
+    expect(model.state.maxInFlight).toBe(1);
+    expect(problems(s.events)).toEqual([]);
+    expect(notes(s.events).some((n) => n.startsWith('The earlier messages could not be summarised'))).toBe(false);
+    // After the reply, the summary is asked for again.
+    await expect.poll(() => model.state.held.length).toBe(1);
+    model.state.held.shift()!();
+    await s.controller.aheadSettled();
+    expect(s.controller.session!.summary!.count).toBe(1);
   });
 });
 

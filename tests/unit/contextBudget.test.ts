@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { countRequest, planFor } from '../../src/agent/contextBudget';
+import { compactionThreshold, countRequest, maxTokensFor, planFor, replyReserve } from '../../src/agent/contextBudget';
 import { firstSentence, toolsInForm } from '../../src/agent/compactTools';
-import { compactConversation, tailStart, SUMMARY_INSTRUCTIONS } from '../../src/agent/compaction';
+import { boundedSummary, compactConversation, tailBudgetOf, tailStart, SUMMARY_INSTRUCTIONS } from '../../src/agent/compaction';
 import { assembleHistory, splitLines, SUMMARY_HEADING } from '../../src/agent/historyView';
 import { fitRequest, leftOutNote } from '../../src/agent/requestFit';
 import type { ChatLine } from '../../src/agent/chatLines';
@@ -55,11 +55,18 @@ function pairedCalls(messages: ReturnType<typeof fitRequest>['messages']): boole
 }
 
 describe('planFor', () => {
-  it('reserves the reply and a margin, and compacts at half the window by default', () => {
+  it('reserves the reply and a margin; a small window compacts only at the prompt limit, a large one at half the window', () => {
     const plan = planFor(4096);
     expect(plan.replyTokens).toBe(1024);
+    expect(plan.reserveTokens).toBe(1024);
     expect(plan.promptLimit + plan.replyTokens + plan.marginTokens).toBe(4096);
-    expect(plan.compactAt).toBe(2048);
+    expect(plan.small).toBe(true);
+    expect(plan.compactAt).toBe(plan.promptLimit);
+    expect(compactionThreshold(plan, 1300)).toBe(plan.promptLimit);
+    const large = planFor(131_072);
+    expect(large.small).toBe(false);
+    expect(large.compactAt).toBe(65_536);
+    expect(compactionThreshold(large, 3000)).toBe(65_536);
     expect(plan.indexTokens).toBe(368);
     expect(plan.toolForm).toBe('minimal');
     expect(planFor(8192).toolForm).toBe('compact');
@@ -70,9 +77,31 @@ describe('planFor', () => {
     expect(planFor(131_072).indexTokens).toBe(2500);
   });
 
-  it('takes the compaction share from the setting, within sane bounds', () => {
-    expect(planFor(8192, 0.7).compactAt).toBe(Math.min(planFor(8192).promptLimit, Math.floor(8192 * 0.7)));
-    expect(planFor(8192, 5).compactAt).toBeLessThanOrEqual(planFor(8192).promptLimit);
+  it('takes the compaction share of a large window from the setting, within sane bounds', () => {
+    expect(planFor(32_768, 0.7).compactAt).toBe(Math.min(planFor(32_768).promptLimit, Math.floor(32_768 * 0.7)));
+    expect(planFor(32_768, 5).compactAt).toBeLessThanOrEqual(planFor(32_768).promptLimit);
+    // A small window's threshold is the fit rule whatever the share.
+    expect(planFor(8192, 0.3).compactAt).toBe(planFor(8192).promptLimit);
+  });
+
+  it('sizes the reply reserve from measured replies, between a sixteenth of the window and the full reply', () => {
+    expect(replyReserve(1024, 4096, null)).toBe(1024);
+    expect(replyReserve(1024, 4096, 230)).toBe(Math.ceil(230 * 1.25) + 32);
+    expect(replyReserve(1024, 4096, 20)).toBe(256);
+    expect(replyReserve(1024, 4096, 5000)).toBe(1024);
+    const measured = planFor(4096, 0.5, 230);
+    expect(measured.promptLimit).toBe(4096 - measured.marginTokens - measured.reserveTokens);
+    expect(measured.promptLimit).toBeGreaterThan(planFor(4096).promptLimit + 600);
+  });
+
+  it('asks for what the window leaves after the prompt, up to the reply, so prompt and reply never pass the window', () => {
+    const plan = planFor(4096, 0.5, 230);
+    for (const prompt of [0, 900, 2500, plan.promptLimit]) {
+      const maxTokens = maxTokensFor(plan, prompt);
+      expect(prompt + maxTokens + plan.marginTokens).toBeLessThanOrEqual(4096);
+      expect(maxTokens).toBeGreaterThanOrEqual(Math.min(plan.replyTokens, plan.reserveTokens));
+    }
+    expect(maxTokensFor(plan, 100)).toBe(plan.replyTokens);
   });
 });
 
@@ -153,6 +182,51 @@ describe('fitRequest', () => {
     expect(fit.messages[4]!.content).toBe(big);
   });
 
+  it('the last resort cuts a 1 MB tool call’s arguments for the request, keeps the turn’s request and the small error result whole, all valid JSON', () => {
+    seq = 0;
+    const content = `---\nname: huge\n---\n${'z'.repeat(1_000_000)}`;
+    const args = JSON.stringify({ action: 'create', name: 'huge', content });
+    const error = JSON.stringify({ success: false, error: `Content is ${content.length} characters (limit: 100,000). Consider splitting it into files; nothing was written.` });
+    const lines = [
+      line('user', 'Turn 1: plan the Heron project.'),
+      line('assistant', 'Plan: first step.'),
+      line('user', 'Save that as a skill.'),
+      line('assistant', '', { toolCalls: [{ id: 'big', name: 'skill_manage', arguments: args }] }),
+      line('tool', error, { toolCallId: 'big', name: 'skill_manage' }),
+    ];
+    const plan = planFor(4096);
+    const fit = fitRequest({ lines, summary: null, systemPrompt: system, tools, counter: charCounter, plan });
+    expect(fit.tokens).toBeLessThanOrEqual(plan.promptLimit);
+    expect(fit.wholeTokens).toBeGreaterThan(200_000);
+    expect(fit.leftOut).toBe(0);
+    expect(fit.messages.map((m) => m.content)).toContain('Save that as a skill.');
+    const call = fit.messages.find((m) => m.toolCalls?.length)!.toolCalls![0]!;
+    const sent = JSON.parse(call.arguments) as { action: string; name: string; content: string };
+    expect(sent).toMatchObject({ action: 'create', name: 'huge' });
+    expect(sent.content).toMatch(/\[cut to save room in the context window: \d+ more characters/);
+    expect(fit.messages.at(-1)!.content).toBe(error);
+    // The stored line keeps every character.
+    expect(lines[3]!.toolCalls![0]!.arguments).toBe(args);
+  });
+
+  it('every tool result the fit cuts is still valid JSON with its boolean success', () => {
+    const random = seededRandom(5);
+    for (let round = 0; round < 30; round++) {
+      seq = 0;
+      const lines: ChatLine[] = [line('user', 'go')];
+      for (let call = 0; call < 1 + Math.floor(random() * 5); call++) {
+        const result = JSON.stringify({ success: true, name: `s${call}`, content: 'q"\\ü'.repeat(200 + Math.floor(random() * 4000)), files: ['a.md', 'b.md'] });
+        lines.push(line('assistant', '', { toolCalls: [{ id: `c${call}`, name: 'skill_view', arguments: `{"name":"s${call}"}` }] }));
+        lines.push(line('tool', result, { toolCallId: `c${call}`, name: 'skill_view' }));
+      }
+      const plan = planFor([2048, 4096][round % 2]!);
+      const fit = fitRequest({ lines, summary: null, systemPrompt: system, tools, counter: charCounter, plan });
+      expect(fit.tokens).toBeLessThanOrEqual(plan.promptLimit);
+      for (const message of fit.messages.filter((m) => m.role === 'tool')) expect(typeof JSON.parse(message.content).success).toBe('boolean');
+      for (const message of fit.messages) for (const call of message.toolCalls ?? []) expect(() => JSON.parse(call.arguments)).not.toThrow();
+    }
+  });
+
   it('leaves whole blocks out from the oldest with a note when even the cuts do not fit', () => {
     const lines = conversation(40);
     const plan = planFor(2048);
@@ -202,16 +276,29 @@ describe('compaction', () => {
     expect(['user', 'assistant']).toContain(rest[0]!.role);
   });
 
-  it('asks once more for a summary that came back too long, then cuts it', async () => {
+  it('makes one request per summary, with max_tokens its room: a summary that comes back too long is cut, never asked for again', async () => {
     const lines = conversation(8);
     const plan = planFor(4096);
-    let calls = 0;
+    const asked: number[] = [];
     const summary = await compactConversation(
-      { lines, summary: null, counter: charCounter, plan, fixedTokens: 300, now: 1, summarise: async () => (++calls, 'word '.repeat(plan.summaryTokens * 3)) },
+      { lines, summary: null, counter: charCounter, plan, fixedTokens: 300, now: 1, summarise: async ({ maxTokens }) => (asked.push(maxTokens), 'word\n'.repeat(plan.summaryTokens * 3)) },
       splitLines(lines, null).rest,
     );
-    expect(calls).toBe(2);
+    expect(asked).toEqual([plan.summaryTokens]);
     expect(charCounter.countText(summary!.text)).toBeLessThanOrEqual(plan.summaryTokens);
+  });
+
+  it('drops the half line of a summary the server stopped at max_tokens, and keeps one within its room whole', () => {
+    expect(boundedSummary({ text: 'Facts from the user:\n- Heron\n- the bud', cut: true }, charCounter, 100)).toBe('Facts from the user:\n- Heron');
+    expect(boundedSummary({ text: 'Facts from the user:\n- Heron', cut: false }, charCounter, 100)).toBe('Facts from the user:\n- Heron');
+    expect(boundedSummary('  a summary  ', charCounter, 100)).toBe('a summary');
+  });
+
+  it('compacts a small window deep: the tail keeps a quarter of the room, a large one half', () => {
+    const small = planFor(4096, 0.5, 230);
+    const large = planFor(65_536);
+    expect(tailBudgetOf(small, 1300)).toBe(Math.floor((small.promptLimit - 1300 - small.summaryTokens) * 0.25));
+    expect(tailBudgetOf(large, 3000)).toBe(Math.floor((compactionThreshold(large, 3000) - 3000 - large.summaryTokens) * 0.5));
   });
 
   it('throws when the model fails, so the caller can leave the oldest turns out instead', async () => {

@@ -95,6 +95,8 @@ class ChatState {
   summary = $state.raw<SessionSummary | null>(null);
   /** A compaction asked for with Compact now is running. */
   compacting = $state(false);
+  /** A summary is being written after a reply, ahead of the next turn (docs/context-window.md, "Summaries ahead"). */
+  summarisingAhead = $state(false);
   #generating = $state(false);
   /**
    * Stop was pressed and the turn is winding down: no model call or tool runs any more, only the
@@ -414,6 +416,9 @@ class ChatState {
           if (event.usage) this.context = event.usage;
           if (event.note) this.#note(event.note);
           break;
+        case 'summary-ahead':
+          this.summarisingAhead = event.busy;
+          break;
         case 'session':
           this.summary = event.session.summary ?? null;
           this.sessionId = event.session.id;
@@ -449,6 +454,7 @@ class ChatState {
     this.#controller = null;
     this.#generating = false;
     this.#stopping = false;
+    this.summarisingAhead = false;
     this.#endTurn();
     learning.noteGeneration(false);
   }
