@@ -43,7 +43,7 @@ describe('GitHub source', () => {
     expect(pdf.files.find((file) => file.path === 'scripts/fill.sh')).toMatchObject({ mode: 0o755, executable: true });
     expect(pdf.files.find((file) => file.path === 'SKILL.md')).toMatchObject({ mode: 0o644 });
     expect(pdf.warnings.join('\n')).toContain("'skills/pdf-tools/guide-link.md' was not imported: symbolic link");
-    expect(text(pdf.files.find((file) => file.path === 'evals/evals.json')?.bytes)).toContain('Fill the form');
+    expect(text(pdf.files.find((file) => file.path === 'evals/evals.json')?.bytes)).toContain('pdf-tools 1: write the release note line');
     const source = found.sources[pdf.id]!;
     const folderTree = rig.repo.tree.find((entry) => entry.path === 'skills/pdf-tools')!.sha;
     expect(source).toMatchObject({ kind: 'github', sourceKey: `github:${FIXTURE_OWNER}/${FIXTURE_REPO}@HEAD`, path: 'skills/pdf-tools', revision: rig.repo.commit, upstreamDigest: `git-tree:${folderTree}`, url: `${repoLink}/tree/HEAD/skills/pdf-tools` });
