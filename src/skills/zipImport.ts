@@ -452,10 +452,15 @@ function ledgerInput(plan: ImportPlan, placed: PlacedSkill, before: SkillFiles, 
 async function importBatch(engine: SkillEngine, plan: ImportPlan, batch: readonly PlacedSkill[]): Promise<ImportOutcome[]> {
   const keys = [...new Set(batch.map((placed) => skillLockKey(placed.name)))].sort();
   return withLocks(engine, keys, async () => {
+    // What each folder holds now, read under the locks: a replaced skill's files, or nothing for
+    // a new folder. A "new" folder that exists after all (made by another tab since the import
+    // listed `skills/`) is left to the journal to read file by file.
+    const fresh = await Promise.all(batch.map((placed) => (placed.replacing ? Promise.resolve(false) : engine.files.exists(placed.dir).then((exists) => !exists))));
     const befores = await Promise.all(batch.map((placed): Promise<SkillFiles> => (placed.replacing ? captureFiles(engine.files, placed.dir) : Promise.resolve(new Map()))));
     const afters = batch.map((placed): SkillFiles => new Map(placed.skill.files.map((file) => [`${placed.dir}/${file.path}`, file.bytes])));
     const entries = await engine.ledger.prepareMany(batch.map((placed, i) => ledgerInput(plan, placed, befores[i]!, afters[i]!)));
     const items: ChangeBatchItem[] = batch.map(({ name, replacing, skill }, i) => ({
+      ...(replacing || fresh[i] ? { previous: befores[i]! } : {}),
       // A replaced file that the new version also has is overwritten, not deleted afterwards.
       changes: { writes: [...afters[i]!.entries()], deletes: [...befores[i]!.keys()].filter((path) => !afters[i]!.has(path)) },
       effects: {
