@@ -73,7 +73,7 @@ const S_IFDIR = 0o040000;
 // as a full buffer), at most ~66 MB of work before it is refused. Larger entries are streamed
 // 16 KB at a time, so a bomb overshoots the limit by ≤ ~16.5 MB before it is stopped. (Each
 // push of fflate's stream copies its 32 KB window and a fresh output buffer: pushes of 512
-// bytes made inflating the real-size library ~40 times slower, docs/storage.md "Import".)
+// bytes made the review of the real-size library 5 times slower: docs/skill-tools.md, "At scale".)
 const ONE_SHOT_MAX_INPUT = 64 * 1024;
 const CHUNK = 16 * 1024;
 

@@ -17,6 +17,17 @@ function zip(entries: Record<string, string | Uint8Array | [Uint8Array, { os?: n
   return zipSync(tree);
 }
 
+/** Rewrites the declared uncompressed size of `name` (local header and central directory). */
+function declareSize(bytes: Uint8Array, name: string, size: number): void {
+  const view = new DataView(bytes.buffer);
+  for (let at = 0; at < bytes.length - 4; at++) {
+    const sig = view.getUint32(at, true);
+    const nameAt = sig === 0x04034b50 ? at + 30 : sig === 0x02014b50 ? at + 46 : -1;
+    if (nameAt < 0 || new TextDecoder().decode(bytes.subarray(nameAt, nameAt + name.length)) !== name) continue;
+    view.setUint32(sig === 0x04034b50 ? at + 22 : at + 24, size, true);
+  }
+}
+
 describe('planImport: finding skills', () => {
   it('finds one skill with SKILL.md at the root, named from its frontmatter', () => {
     const plan = planImport(zip({ 'SKILL.md': SKILL, 'scripts/merge.sh': SCRIPT }), { archiveName: 'pdf-tools.skill' });
@@ -104,14 +115,15 @@ describe('planImport: unsafe entries', () => {
   });
 
   it('refuses a bomb by its declared size before inflating anything', () => {
-    const zeros = new Uint8Array(20 * 1024 * 1024);
-    const plan = planImport(zip({ 'alpha/SKILL.md': skillContent('alpha'), 'alpha/assets/zeros.bin': zeros }));
-    expect(plan.error).toMatch(/per-file limit|zip bomb/);
+    // A small entry that declares 20 MB: the declaration alone refuses it (compressing a real
+    // 20 MB fixture took 2.8 s of the suite and proved nothing more).
+    const bytes = zip({ 'alpha/SKILL.md': skillContent('alpha'), 'alpha/assets/zeros.bin': new Uint8Array(64 * 1024) });
+    declareSize(bytes, 'alpha/assets/zeros.bin', 20 * 1024 * 1024);
+    const plan = planImport(bytes);
+    expect(plan.error).toMatch(/declares 20971520 bytes; the per-file limit/);
     expect(plan.inflatedBytes).toBe(0);
     expect(plan.skills).toEqual([]);
-    // Compressing the 20 MB fixture is the slow part (2.8 s measured on a loaded 2-core box),
-    // too near vitest's 5 s default.
-  }, 20_000);
+  });
 
   it('refuses a high-ratio entry even under the size limit', () => {
     const zeros = new Uint8Array(4 * 1024 * 1024);
@@ -119,17 +131,6 @@ describe('planImport: unsafe entries', () => {
     expect(plan.error).toMatch(/100:1.*zip bomb/);
     expect(plan.inflatedBytes).toBe(0);
   });
-
-  /** Rewrites the declared uncompressed size of `name` (local header and central directory). */
-  function declareSize(bytes: Uint8Array, name: string, size: number): void {
-    const view = new DataView(bytes.buffer);
-    for (let at = 0; at < bytes.length - 4; at++) {
-      const sig = view.getUint32(at, true);
-      const nameAt = sig === 0x04034b50 ? at + 30 : sig === 0x02014b50 ? at + 46 : -1;
-      if (nameAt < 0 || new TextDecoder().decode(bytes.subarray(nameAt, nameAt + name.length)) !== name) continue;
-      view.setUint32(sig === 0x04034b50 ? at + 22 : at + 24, size, true);
-    }
-  }
 
   it('stops inflating an entry that lies about its size (small compressed entry, inflated in one pass)', () => {
     const zeros = new Uint8Array(6 * 1024 * 1024);
