@@ -14,6 +14,7 @@ import { skillLockKey, type SkillEngine } from './skillEngine';
 import { VERIFICATION_SIDECAR_FILE } from './zipExport';
 import { throttledProgress, type LongTaskOptions } from '../storage/progress';
 import { DEFAULT_ZIP_LIMITS, isZip, readZip, type RefusedEntry, type ZipFile, type ZipLimits } from './zipArchive';
+import { findSkillFolders, groupBySkillFolder, refusedSkillEntries } from './archiveSkillFolders';
 
 /** What importing a skill needs from the user: nothing, a confirmation, or an explicit override. */
 export type ImportDecision = 'import' | 'confirm' | 'override';
@@ -88,8 +89,6 @@ export interface PlanOptions {
   limits?: ZipLimits;
 }
 
-const SUPPORT_FOLDERS = new Set(['references', 'templates', 'scripts', 'assets', 'evals', 'tools']);
-
 export function decisionFor(verdict: Verdict, trusted: boolean): ImportDecision {
   if (verdict === 'dangerous') return 'override';
   if (verdict === 'caution') return trusted ? 'import' : 'confirm';
@@ -115,40 +114,6 @@ function directoryName(candidates: string[]): { name: string; cleaned: boolean }
     .slice(0, MAX_NAME_LENGTH)
     .replace(/-+$/, '');
   return { name: cleaned || 'imported-skill', cleaned: true };
-}
-
-/**
- * Folders that directly hold a SKILL.md, outermost first. A skill nested in another skill's
- * folder (`parent/child/SKILL.md`) is a skill of its own, as the catalogue finds it; a SKILL.md
- * under a skill's support folders (`references/`, `templates/`…) is one of that skill's files.
- * Only the outermost ones become import candidates; the nested ones travel inside them.
- */
-function findSkillFolders(paths: string[]): string[] {
-  const folders = paths
-    .filter((path) => path === 'SKILL.md' || path.endsWith('/SKILL.md'))
-    .map((path) => path.slice(0, Math.max(0, path.length - 'SKILL.md'.length - 1)))
-    .sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
-  const chosen = new Set<string>();
-  for (const folder of folders) {
-    const outer = innermostAround(folder, chosen);
-    const inner = outer === null ? '' : folder.slice(outer === '' ? 0 : outer.length + 1);
-    if (outer === null || !inner.split('/').some((segment) => SUPPORT_FOLDERS.has(segment))) chosen.add(folder);
-  }
-  return [...chosen];
-}
-
-/**
- * The deepest of `folders` that strictly contains `folder` (a path, or `''` for the archive's
- * root), or null. Walks the path's own ancestors, so an archive of 864 skills costs a few set
- * lookups per folder rather than a pass over every other folder.
- */
-function innermostAround(folder: string, folders: ReadonlySet<string>): string | null {
-  if (folder === '') return null;
-  for (let cut = folder.lastIndexOf('/'); cut > 0; cut = folder.lastIndexOf('/', cut - 1)) {
-    const outer = folder.slice(0, cut);
-    if (folders.has(outer)) return outer;
-  }
-  return folders.has('') ? '' : null;
 }
 
 const stringOr = (value: unknown): string | null => (typeof value === 'string' && value.trim() ? value : null);
@@ -180,24 +145,6 @@ export function readClaimedVerification(bytes: Uint8Array): ClaimedVerification 
 /** "claims: promoted by model X", as the dialog and the ledger say it. */
 export function describeClaim(claim: ClaimedVerification): string {
   return `claims: ${claim.verdict}${claim.model ? ` by model ${claim.model}` : ''}${claim.date ? ` on ${claim.date.slice(0, 10)}` : ''}`;
-}
-
-/**
- * Refused SKILL.md entries that would have made a skill of their own (a bad checksum, an
- * unsafe path): such a skill is refused as a whole with that reason instead of vanishing from
- * the plan. One per folder, and none inside a skill that was found anyway.
- */
-function refusedSkillEntries(refused: RefusedEntry[], folders: ReadonlySet<string>): Array<RefusedEntry & { folder: string }> {
-  const out: Array<RefusedEntry & { folder: string }> = [];
-  for (const entry of refused) {
-    if (entry.path !== 'SKILL.md' && !entry.path.endsWith('/SKILL.md')) continue;
-    const folder = entry.path.slice(0, Math.max(0, entry.path.length - 'SKILL.md'.length - 1));
-    const outer = innermostAround(folder, folders);
-    const inner = outer === null ? '' : folder.slice(outer === '' ? 0 : outer.length + 1);
-    const inside = folders.has(folder) || (outer !== null && inner.split('/').some((segment) => SUPPORT_FOLDERS.has(segment)));
-    if (!inside && !out.some((other) => other.folder === folder)) out.push({ ...entry, folder });
-  }
-  return out;
 }
 
 /** Each warning once, in first-seen order; one said several times (the same path thrice) gets its count. */
@@ -245,8 +192,7 @@ export function planImport(bytes: Uint8Array, options: PlanOptions = {}): Import
   if (read.error) return { ...plan, error: read.error };
 
   const folders = findSkillFolders(read.files.map((file) => file.path));
-  const folderSet = new Set(folders);
-  const refusedSkillFiles = refusedSkillEntries(read.refused, folderSet);
+  const refusedSkillFiles = refusedSkillEntries(read.refused, new Set(folders));
   if (folders.length === 0) {
     const first = refusedSkillFiles[0];
     return {
@@ -264,22 +210,7 @@ export function planImport(bytes: Uint8Array, options: PlanOptions = {}): Import
   // A nested skill stays a file tree of its parent, so the parent exports with every file it was
   // imported with; where it stands it is a skill of its own (the catalogue's rule), so it is not
   // installed a second time beside its parent, and nested names that repeat refuse nothing.
-  const outermost = folders.filter((folder) => innermostAround(folder, folderSet) === null);
-  // Each file and nested folder goes to the one outermost skill folder around it, found by
-  // walking its ancestors once (not by filtering every file for every skill).
-  const outermostSet = new Set(outermost);
-  const around = (path: string): string | null => (outermostSet.has(path) ? path : innermostAround(path, outermostSet));
-  const filesOf = new Map<string, ZipFile[]>(outermost.map((folder) => [folder, []]));
-  const nestedOf = new Map<string, string[]>(outermost.map((folder) => [folder, []]));
-  for (const file of read.files) {
-    const cut = file.path.lastIndexOf('/');
-    const owner = around(cut === -1 ? '' : file.path.slice(0, cut));
-    if (owner !== null) filesOf.get(owner)!.push({ ...file, path: file.path.slice(owner === '' ? 0 : owner.length + 1) });
-  }
-  for (const folder of folders) {
-    const owner = innermostAround(folder, outermostSet);
-    if (owner !== null) nestedOf.get(owner)!.push(folder.slice(owner === '' ? 0 : owner.length + 1));
-  }
+  const { outermost, filesOf, nestedOf } = groupBySkillFolder(read.files, folders);
   outermost.forEach((folder, index) => {
     const prefix = folder === '' ? '' : `${folder}/`;
     const nestedSkills = nestedOf.get(folder)!;
