@@ -171,12 +171,12 @@ describe('frontmatter fast path', () => {
     expect(declined).toBeGreaterThan(TRICKY.length - 3);
   });
 
-  it('agrees with the library on 20,000 generated frontmatters', () => {
+  it('agrees with the library on 10,000 generated frontmatters', () => {
     const random = generator(21);
     let read = 0;
-    for (let i = 0; i < 20_000; i++) if (differential(generate(random)) !== null) read++;
+    for (let i = 0; i < 10_000; i++) if (differential(generate(random)) !== null) read++;
     // The generator mixes plain and tricky pieces: a fair share must take the fast path.
-    expect(read).toBeGreaterThan(3_000);
+    expect(read).toBeGreaterThan(1_500);
   });
 
   it('is what parseYamlMapping and parseSkillFile use, with errors still from the library', () => {
