@@ -36,6 +36,8 @@ export const budgets = [
   { key: 'skillIndexTokens1k', limit: 2500, unit: 'tokens', path: 'skillIndex1k.indexTokens', spec: 'skill index for 1,000 skills (the OPFS bench library, from the snapshot)' },
   { key: 'skillIndexTokens10k', limit: 2500, unit: 'tokens', path: 'skillIndex10k.indexTokens', spec: 'skill index for 10,000 skills (the OPFS bench library, from the snapshot)' },
   { key: 'skillImport1k', limit: 15000, unit: 'ms', path: 'skillImport1k.ms', spec: 'zip import of 1,000 skills (plan + apply, real OPFS and IndexedDB)' },
+  { key: 'realSizeImport', limit: 60000, unit: 'ms', path: 'realSizeImport.totalMs', spec: 'import of a real-size library: 1,423 skills in 13 zips, review and writing (issue 21)' },
+  { key: 'frontmatterVsYamlOnly', limit: 0.69, unit: '× yaml-only time per file', path: 'text.frontmatterFastPathOverYamlOnly', spec: 'frontmatter per file, fast path against the yaml library alone (Hermes, PyYAML C loader: 0.69× the yaml-only time)' },
   { key: 'skillExport1500', limit: 5000, unit: 'ms', path: 'skillExport1500.ms', spec: 'Export all of 1,500 skills, ~30 MB (collect, checks, zip)' },
   { key: 'chatToolStormLongestFrame', limit: 100, unit: 'ms', path: 'chatToolStorm.full.longestFrameMs', spec: 'chat, a model asking for 200 tool calls in every reply: longest frame over the turn' },
   { key: 'chatToolStormStop', limit: 500, unit: 'ms max', path: 'chatToolStorm.stop.latency.max', spec: 'chat, 200 tool calls a reply: Stop clicked → chat idle (next frame)' },

@@ -14,8 +14,10 @@
 // Environment: KNACK_OUTDIR (default dist), KNACK_PORT (default 4176, apart from tests'
 // 4173), KNACK_BENCH (comma-separated bench names to run; default all),
 // KNACK_WAIT_MS (how long to wait for globalThis.knack; default 20000),
-// KNACK_BENCH_TIMEOUT_MS (per in-page bench; default 120000).
-import { existsSync } from 'node:fs';
+// KNACK_BENCH_TIMEOUT_MS (per in-page bench; default 120000),
+// KNACK_BENCH_PROFILE (a folder: each in-page bench also writes `<name>.cpuprofile` there, a
+// Chromium CPU profile of the page taken over the DevTools protocol; open it in DevTools).
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { preview, runnerImport } from 'vite';
@@ -36,6 +38,7 @@ const port = Number(process.env.KNACK_PORT ?? 4176);
 const only = process.env.KNACK_BENCH ? new Set(process.env.KNACK_BENCH.split(',').map((name) => name.trim())) : null;
 const knackTimeoutMs = Number(process.env.KNACK_WAIT_MS ?? 20_000);
 const benchTimeoutMs = Number(process.env.KNACK_BENCH_TIMEOUT_MS ?? 120_000);
+const profileDir = process.env.KNACK_BENCH_PROFILE ? path.resolve(process.env.KNACK_BENCH_PROFILE) : null;
 
 /** Node benches: each returns an object whose keys are merged into the results. */
 const NODE_BENCHES = [
@@ -125,8 +128,14 @@ async function runBrowserBenches(results) {
       globalThis.knackBenchGateDelayMs = delayMs;
     }, [modelServer.baseUrl, gateReplayDelayMs]);
     const names = await page.evaluate(() => globalThis.knackBench.names());
+    const cdp = profileDir ? await context.newCDPSession(page) : null;
+    if (cdp) {
+      mkdirSync(profileDir, { recursive: true });
+      await cdp.send('Profiler.enable');
+    }
     for (const name of names.filter(selected)) {
       const started = performance.now();
+      if (cdp) await cdp.send('Profiler.start');
       try {
         results[name] = await withTimeout(
           page.evaluate(([benchName, options]) => globalThis.knackBench.run(benchName, options), [name, { knackTimeoutMs }]),
@@ -135,6 +144,10 @@ async function runBrowserBenches(results) {
         );
       } catch (error) {
         results[name] = { error: errorMessage(error) };
+      }
+      if (cdp) {
+        const { profile } = await cdp.send('Profiler.stop');
+        writeFileSync(path.join(profileDir, `${name}.cpuprofile`), JSON.stringify(profile));
       }
       log(`${name}: ${Math.round(performance.now() - started)} ms`, JSON.stringify(results[name]));
     }

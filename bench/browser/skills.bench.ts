@@ -205,6 +205,12 @@ function labelsFrom(usage: UsageStore): () => Promise<Map<string, SkillLabel>> {
 }
 
 /** Every figure for one library size. */
+function medianOf(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
 async function indexFigures(count: number, knackFiles: FileStore, runs: { start: number; rescan: number; rescanWarmup: number }) {
   const library = await openLibrary(count, knackFiles);
   try {
@@ -278,6 +284,9 @@ async function indexFigures(count: number, knackFiles: FileStore, runs: { start:
       rescan,
       floor: { ...floor, ...floorCounts },
       rescanOverFloor: Math.round((rescan.p50 / floor.p50) * 100) / 100,
+      // Each rescan against the floor run just before it, the median of those ratios: a load
+      // that changes over the bench moves both of a pair, where it skews medians taken apart.
+      rescanOverFloorPaired: Math.round(medianOf(rescanTimes.map((ms, i) => ms / floorTimes[i]!)) * 100) / 100,
       rescanParts: { scanMs: Math.round(scanMs), parseMs: Math.round(parseMs), snapshotMs: Math.round(snapshotMs) },
       indexUpdateAfterWrite: summarize(updates),
       indexChars: lastIndex.length,

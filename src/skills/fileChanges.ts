@@ -21,6 +21,12 @@ export interface FileChangeSet {
 export interface ChangeBatchItem {
   changes: FileChangeSet;
   effects?: CommitEffects;
+  /**
+   * Every target's bytes before the change, read by the caller under the change's locks (a
+   * path missing from the map does not exist). When given, the committer does not read each
+   * target again (docs/storage.md, "Batched import").
+   */
+  previous?: ReadonlyMap<string, Uint8Array>;
 }
 
 export interface ChangeCommitter {
@@ -32,7 +38,7 @@ export interface ChangeCommitter {
   commitMany?(label: string, items: readonly ChangeBatchItem[]): Promise<void>;
 }
 
-const isSkillMd = (path: string) => path === 'SKILL.md' || path.endsWith('/SKILL.md');
+export const isSkillMd = (path: string): boolean => path === 'SKILL.md' || path.endsWith('/SKILL.md');
 
 /** Writes first (SKILL.md last), then deletes (SKILL.md first). */
 export function orderChanges(changes: FileChangeSet): FileChangeSet {

@@ -18,7 +18,8 @@
  *   changes a field, `setFrontmatterFields` rewrites only the frontmatter region and leaves
  *   the BOM, the fences, the line endings and the body byte-for-byte as they were.
  */
-import { isMap, isScalar, parseDocument, stringify, type Document } from 'yaml';
+import { isMap, isScalar, parseDocument, stringify } from 'yaml';
+import { readSimpleFrontmatter } from './frontmatterFastPath';
 import { readFrontmatterLines } from './frontmatterLines';
 import { FRONTMATTER_YAML_OPTIONS } from './frontmatterSchema';
 
@@ -169,11 +170,21 @@ function describeYamlError(message: string, fenceOffsetLines: number): { message
   return { message: text, line };
 }
 
-export function parseYamlMapping(
-  raw: string,
-  options: ParseOptions,
-  fenceOffsetLines: number,
-): { ok: true; value: Record<string, unknown>; doc: Document } | FrontmatterError {
+export type YamlMappingResult = { ok: true; value: Record<string, unknown> } | FrontmatterError;
+
+/**
+ * The frontmatter mapping of `raw`: plain frontmatter through the fast path
+ * (frontmatterFastPath.ts, same result as the library), anything else through `yaml`, which
+ * also gives every error.
+ */
+export function parseYamlMapping(raw: string, options: ParseOptions, fenceOffsetLines: number): YamlMappingResult {
+  const simple = readSimpleFrontmatter(raw);
+  if (simple) return { ok: true, value: simple };
+  return parseYamlMappingWithLibrary(raw, options, fenceOffsetLines);
+}
+
+/** `parseYamlMapping` without the fast path: the `yaml` library only (the fast path's reference). */
+export function parseYamlMappingWithLibrary(raw: string, options: ParseOptions, fenceOffsetLines: number): YamlMappingResult {
   const doc = parseDocument(raw, { ...FRONTMATTER_YAML_OPTIONS, uniqueKeys: !options.allowDuplicateKeys, prettyErrors: true });
   if (doc.errors.length > 0) {
     const first = doc.errors[0];
@@ -193,7 +204,7 @@ export function parseYamlMapping(
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, code: 'not_mapping', message: 'the frontmatter must be a YAML mapping (key: value pairs)' };
   }
-  return { ok: true, value: value as Record<string, unknown>, doc };
+  return { ok: true, value: value as Record<string, unknown> };
 }
 
 /** Parse a SKILL.md strictly. Never throws. */

@@ -23,7 +23,7 @@ type Tags = Parameters<Extract<NonNullable<SchemaOptions['customTags']>, (tags: 
  * Anything else a plain scalar matches (`0755`, `1.0`, `+1`) is never a number, so re-writing
  * the frontmatter leaves it unquoted.
  */
-const CANONICAL_NUMBER = /^-?(?:0\.[0-9]*[1-9]|[1-9][0-9]{0,14}(?:\.[0-9]*[1-9])?)$|^0$/;
+export const CANONICAL_NUMBER = /^-?(?:0\.[0-9]*[1-9]|[1-9][0-9]{0,14}(?:\.[0-9]*[1-9])?)$|^0$/;
 
 const numberAsWritten: ScalarTag = {
   tag: 'tag:yaml.org,2002:float',

@@ -1,6 +1,6 @@
 import type { FileStore } from '../storage/fileStore';
 import type { Journal, JournalOp } from '../storage/journal';
-import { orderChanges, type ChangeBatchItem, type ChangeCommitter, type FileChangeSet } from './fileChanges';
+import { isSkillMd, orderChanges, type ChangeBatchItem, type ChangeCommitter, type FileChangeSet } from './fileChanges';
 import { mergeCommitEffects, type CommitEffects } from './commitEffects';
 
 /**
@@ -39,14 +39,18 @@ export class JournalCommitter implements ChangeCommitter {
    * A batch of skill changes as ONE intent (docs/storage.md, "Batched import"): every file of
    * every skill is staged, the batch commits once, and the ledger entries and usage updates of
    * all its skills land together when it is applied. Each skill's steps form a group, applied
-   * in its own order (supporting files first, SKILL.md last), several skills side by side.
+   * in its own order (supporting files first, side by side, then SKILL.md), several skills
+   * side by side. The previous bytes an item brings are handed on, so the journal does not
+   * read every target again.
    */
   async commitMany(label: string, items: readonly ChangeBatchItem[], options: { failAfterStep?: number } = {}): Promise<void> {
     const ops: JournalOp[] = items.flatMap((item, group) => {
       const ordered = orderChanges(item.changes);
+      const known = item.previous;
+      const previous = (path: string) => (known ? { previous: known.get(path) ?? null } : {});
       return [
-        ...ordered.writes.map(([path, data]): JournalOp => ({ op: 'write', path, data, group })),
-        ...ordered.deletes.map((path): JournalOp => ({ op: 'delete', path, group })),
+        ...ordered.writes.map(([path, data]): JournalOp => ({ op: 'write', path, data, group, ...previous(path), ...(isSkillMd(path) ? {} : { unordered: true }) })),
+        ...ordered.deletes.map((path): JournalOp => ({ op: 'delete', path, group, ...previous(path) })),
       ];
     });
     if (ops.length === 0) return;

@@ -8,7 +8,7 @@
  * checked against the CRC-32 its directory record declares (fflate does not check it), so a
  * damaged or tampered entry is refused instead of imported silently.
  */
-import { Inflate } from 'fflate';
+import { Inflate, inflateSync } from 'fflate';
 
 export interface ZipLimits {
   maxEntries: number;
@@ -68,8 +68,14 @@ export interface ZipReadResult {
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 const S_IFDIR = 0o040000;
-// Deflate expands at most ~1032:1, so 512 input bytes per push overshoot a limit by ≤ ~0.5 MB.
-const CHUNK = 512;
+// Deflate expands at most ~1032:1. An entry of up to 64 KB compressed is inflated in one pass
+// into a buffer one byte larger than it may grow (fflate drops what does not fit, so a lie shows
+// as a full buffer), at most ~66 MB of work before it is refused. Larger entries are streamed
+// 16 KB at a time, so a bomb overshoots the limit by ≤ ~16.5 MB before it is stopped. (Each
+// push of fflate's stream copies its 32 KB window and a fresh output buffer: pushes of 512
+// bytes made the review of the real-size library 5 times slower: docs/skill-tools.md, "At scale".)
+const ONE_SHOT_MAX_INPUT = 64 * 1024;
+const CHUNK = 16 * 1024;
 
 /** `PK\x03\x04` (an archive with entries) or `PK\x05\x06` (an empty archive). */
 export function isZip(bytes: Uint8Array): boolean {
@@ -182,6 +188,16 @@ function extractEntry(bytes: Uint8Array, entry: ZipEntryInfo, limit: number): { 
     return { bytes: data.slice(), produced: data.length };
   }
   if (entry.method !== 8) return { error: `it uses compression method ${entry.method}, which is not supported`, produced: 0 };
+  if (data.length <= ONE_SHOT_MAX_INPUT) {
+    let out: Uint8Array;
+    try {
+      out = inflateSync(data, { out: new Uint8Array(limit + 1) });
+    } catch (error) {
+      return { error: `it does not inflate (${error instanceof Error ? error.message : String(error)})`, produced: 0 };
+    }
+    if (out.length > limit) return { error: 'it inflates past its declared size or the size limit', produced: out.length };
+    return { bytes: out.buffer.byteLength === out.length ? out : out.slice(), produced: out.length };
+  }
   const chunks: Uint8Array[] = [];
   let produced = 0;
   let overflow = false;

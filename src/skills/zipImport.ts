@@ -14,8 +14,8 @@ import { skillLockKey, type SkillEngine } from './skillEngine';
 import { VERIFICATION_SIDECAR_FILE } from './zipExport';
 import { throttledProgress, type LongTaskOptions } from '../storage/progress';
 import type { InstalledSource } from './installedSource';
-import { findSkillFolders, innermostAround, SUPPORT_FOLDERS } from './skillFolders';
 import { DEFAULT_ZIP_LIMITS, isZip, readZip, type RefusedEntry, type ZipFile, type ZipLimits } from './zipArchive';
+import { findSkillFolders, groupBySkillFolder, refusedSkillEntries } from './skillFolders';
 
 /** What importing a skill needs from the user: nothing, a confirmation, or an explicit override. */
 export type ImportDecision = 'import' | 'confirm' | 'override';
@@ -102,8 +102,6 @@ export interface PlanSourceFiles {
   inflatedBytes: number;
 }
 
-
-
 export function decisionFor(verdict: Verdict, trusted: boolean): ImportDecision {
   if (verdict === 'dangerous') return 'override';
   if (verdict === 'caution') return trusted ? 'import' : 'confirm';
@@ -160,24 +158,6 @@ export function readClaimedVerification(bytes: Uint8Array): ClaimedVerification 
 /** "claims: promoted by model X", as the dialog and the ledger say it. */
 export function describeClaim(claim: ClaimedVerification): string {
   return `claims: ${claim.verdict}${claim.model ? ` by model ${claim.model}` : ''}${claim.date ? ` on ${claim.date.slice(0, 10)}` : ''}`;
-}
-
-/**
- * Refused SKILL.md entries that would have made a skill of their own (a bad checksum, an
- * unsafe path): such a skill is refused as a whole with that reason instead of vanishing from
- * the plan. One per folder, and none inside a skill that was found anyway.
- */
-function refusedSkillEntries(refused: RefusedEntry[], folders: string[]): Array<RefusedEntry & { folder: string }> {
-  const out: Array<RefusedEntry & { folder: string }> = [];
-  for (const entry of refused) {
-    if (entry.path !== 'SKILL.md' && !entry.path.endsWith('/SKILL.md')) continue;
-    const folder = entry.path.slice(0, Math.max(0, entry.path.length - 'SKILL.md'.length - 1));
-    const outer = innermostAround(folder, folders);
-    const inner = outer === null ? '' : folder.slice(outer === '' ? 0 : outer.length + 1);
-    const inside = folders.includes(folder) || (outer !== null && inner.split('/').some((segment) => SUPPORT_FOLDERS.has(segment)));
-    if (!inside && !out.some((other) => other.folder === folder)) out.push({ ...entry, folder });
-  }
-  return out;
 }
 
 /** Each warning once, in first-seen order; one said several times (the same path thrice) gets its count. */
@@ -237,7 +217,7 @@ export function planFiles(read: PlanSourceFiles, options: PlanOptions = {}): Imp
   if (read.error) return { ...plan, error: read.error };
 
   const folders = findSkillFolders(read.files.map((file) => file.path));
-  const refusedSkillFiles = refusedSkillEntries(read.refused, folders);
+  const refusedSkillFiles = refusedSkillEntries(read.refused, new Set(folders));
   if (folders.length === 0) {
     const first = refusedSkillFiles[0];
     return {
@@ -255,11 +235,11 @@ export function planFiles(read: PlanSourceFiles, options: PlanOptions = {}): Imp
   // A nested skill stays a file tree of its parent, so the parent exports with every file it was
   // imported with; where it stands it is a skill of its own (the catalogue's rule), so it is not
   // installed a second time beside its parent, and nested names that repeat refuse nothing.
-  const outermost = folders.filter((folder) => innermostAround(folder, folders) === null);
+  const { outermost, filesOf, nestedOf } = groupBySkillFolder(read.files, folders);
   outermost.forEach((folder, index) => {
     const prefix = folder === '' ? '' : `${folder}/`;
-    const nestedSkills = folders.filter((other) => other !== folder && other.startsWith(prefix)).map((other) => other.slice(prefix.length));
-    const files = read.files.filter((file) => file.path.startsWith(prefix)).map((file) => ({ ...file, path: file.path.slice(prefix.length) }));
+    const nestedSkills = nestedOf.get(folder)!;
+    const files = filesOf.get(folder)!;
     for (const file of files) claimed.add(prefix + file.path);
     const folderName = folder === '' ? (options.rootName ?? baseName(archiveName)) : folder.split('/').pop()!;
     const skillMd = files.find((file) => file.path === 'SKILL.md')!;
@@ -430,10 +410,15 @@ function ledgerInput(plan: ImportPlan, placed: PlacedSkill, before: SkillFiles, 
 async function importBatch(engine: SkillEngine, plan: ImportPlan, batch: readonly PlacedSkill[], sources: Readonly<Record<string, InstalledSource>>): Promise<ImportOutcome[]> {
   const keys = [...new Set(batch.map((placed) => skillLockKey(placed.name)))].sort();
   return withLocks(engine, keys, async () => {
+    // What each folder holds now, read under the locks: a replaced skill's files, or nothing for
+    // a new folder. A "new" folder that exists after all (made by another tab since the import
+    // listed `skills/`) is left to the journal to read file by file.
+    const fresh = await Promise.all(batch.map((placed) => (placed.replacing ? Promise.resolve(false) : engine.files.exists(placed.dir).then((exists) => !exists))));
     const befores = await Promise.all(batch.map((placed): Promise<SkillFiles> => (placed.replacing ? captureFiles(engine.files, placed.dir) : Promise.resolve(new Map()))));
     const afters = batch.map((placed): SkillFiles => new Map(placed.skill.files.map((file) => [`${placed.dir}/${file.path}`, file.bytes])));
     const entries = await engine.ledger.prepareMany(batch.map((placed, i) => ledgerInput(plan, placed, befores[i]!, afters[i]!, sources[placed.skill.id])));
     const items: ChangeBatchItem[] = batch.map(({ name, replacing, skill }, i) => ({
+      ...(replacing || fresh[i] ? { previous: befores[i]! } : {}),
       // A replaced file that the new version also has is overwritten, not deleted afterwards.
       changes: { writes: [...afters[i]!.entries()], deletes: [...befores[i]!.keys()].filter((path) => !afters[i]!.has(path)) },
       effects: {

@@ -38,8 +38,20 @@ import { sweepTempFiles, tempPathFor } from './tempFiles';
  * import"); steps without a group are applied after every group, in order.
  */
 export type JournalOp =
-  | { op: 'write'; path: string; data: FileData; group?: number }
-  | { op: 'delete'; path: string; group?: number }
+  | {
+      op: 'write';
+      path: string;
+      data: FileData;
+      group?: number;
+      /**
+       * The target's bytes now (null: it does not exist), when the caller has just read them
+       * under the lock that guards the target; the journal then does not read it again.
+       */
+      previous?: Uint8Array | null;
+      /** May be applied side by side with the neighbouring unordered writes of its group. */
+      unordered?: boolean;
+    }
+  | { op: 'delete'; path: string; group?: number; previous?: Uint8Array | null }
   /** Removes a directory; applied only when rolling forward, it has no undo (list its files as deletes first). */
   | { op: 'deleteTree'; path: string; group?: number };
 
@@ -48,6 +60,12 @@ export interface IntentStep {
   path: string;
   /** See JournalOp: order matters within a group only. */
   group?: number;
+  /**
+   * A write whose order against the neighbouring unordered writes of its group does not
+   * matter (a skill's supporting files; its SKILL.md comes after them): the writer applies
+   * such a run side by side. Recovery still applies every step in order.
+   */
+  unordered?: boolean;
   /** write: the temp file holding the new content. */
   staged?: string;
   /**
@@ -100,6 +118,8 @@ export class SimulatedCrash extends Error {
 const RECOVERY_LOCK_KEY = 'knack:recovery';
 /** Groups applied at once by a writer (see applyInGroups). */
 const APPLY_PARALLELISM = 8;
+/** Unordered writes of one group applied at once (a skill of 300 files need not move them one by one). */
+const UNORDERED_PARALLELISM = 8;
 
 export interface JournalOptions {
   files: FileStore;
@@ -147,6 +167,7 @@ export class Journal {
       path: op.path,
       ...(op.group !== undefined ? { group: op.group } : {}),
       ...(op.op === 'write' ? { staged: tempPathFor(op.path, owner, `${id}n${i}`) } : {}),
+      ...(op.op === 'write' && op.unordered ? { unordered: true } : {}),
     }));
     const record: IntentRecord = { id, kind, owner, createdAt: Date.now(), state: 'staging', steps, meta: options.meta };
     const tempPaths = steps.flatMap((s) => (s.staged ? [s.staged] : []));
@@ -180,7 +201,7 @@ export class Journal {
             checkpoint();
             await this.files.write(step.staged!, op.data);
           }
-          step.previous = await this.files.read(op.path);
+          step.previous = op.previous !== undefined ? op.previous : await this.files.read(op.path);
         }),
       );
       const stagingFailure = staging.find((outcome) => outcome.status === 'rejected');
@@ -316,9 +337,13 @@ export class Journal {
       Array.from({ length: Math.min(APPLY_PARALLELISM, queue.length) }, async () => {
         for (let group = queue.shift(); group && failure === null; group = queue.shift()) {
           try {
-            for (const step of group) {
-              checkpoint();
-              await this.applyStep(step);
+            for (const run of orderedRuns(group)) {
+              if (run.length === 1) {
+                checkpoint();
+                await this.applyStep(run[0]!);
+              } else {
+                await this.applySideBySide(run, checkpoint);
+              }
             }
           } catch (err) {
             failure ??= err;
@@ -332,6 +357,29 @@ export class Journal {
       checkpoint();
       await this.applyStep(step);
     }
+  }
+
+  /**
+   * Applies a run of unordered writes UNORDERED_PARALLELISM at a time. Every started step
+   * settles before a failure is raised, so nothing is still being applied afterwards.
+   */
+  private async applySideBySide(run: IntentStep[], checkpoint: () => void): Promise<void> {
+    let next = 0;
+    let failure: unknown = null;
+    await Promise.all(
+      Array.from({ length: Math.min(UNORDERED_PARALLELISM, run.length) }, async () => {
+        while (next < run.length && failure === null) {
+          const step = run[next++]!;
+          try {
+            checkpoint();
+            await this.applyStep(step);
+          } catch (err) {
+            failure ??= err;
+          }
+        }
+      }),
+    );
+    if (failure !== null) throw failure;
   }
 
   /** Applying a step twice is harmless, which is what makes roll-forward resumable. */
@@ -417,4 +465,15 @@ function isIntentRecord(value: unknown): value is IntentRecord {
     Array.isArray(record.steps) &&
     record.steps.every((step) => typeof step?.path === 'string' && ['write', 'delete', 'deleteTree'].includes(step.op))
   );
+}
+
+/** A group's steps cut into runs: each unordered write run together, every other step alone. */
+function orderedRuns(group: IntentStep[]): IntentStep[][] {
+  const runs: IntentStep[][] = [];
+  for (const step of group) {
+    const last = runs[runs.length - 1];
+    if (step.unordered && last?.[0]?.unordered) last.push(step);
+    else runs.push([step]);
+  }
+  return runs;
 }

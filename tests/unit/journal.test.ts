@@ -211,6 +211,82 @@ describe('Journal', () => {
     expect(outcomes.slice(firstNew).every((o) => o === 'new')).toBe(true);
   });
 
+  it('applies a run of unordered writes side by side, SKILL.md after all of them, and stays all-or-nothing', async () => {
+    const unordered: JournalOp[] = [
+      ...Array.from({ length: 20 }, (_, i): JournalOp => ({ op: 'write', path: `skills/big/references/${i}.md`, data: `ref ${i}`, group: 0, unordered: true })),
+      { op: 'write', path: 'skills/big/SKILL.md', data: 'big skill', group: 0 },
+    ];
+    const { files, intents } = await seed();
+    const moves: string[] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const watched = Object.assign(Object.create(files) as MemoryFileStore, {
+      move: async (from: string, to: string) => {
+        inFlight += 1;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        await files.move(from, to);
+        moves.push(to);
+        inFlight -= 1;
+      },
+    });
+    await new Journal({ files: watched, intents, liveness: new FixedLiveness('writer') }).run('import', unordered);
+    expect(moves).toHaveLength(21);
+    expect(moves[moves.length - 1]).toBe('skills/big/SKILL.md');
+    expect(mostInFlight).toBeGreaterThan(1);
+    expect(await files.readText('skills/big/SKILL.md')).toBe('big skill');
+    expect(await intents.keys()).toEqual([]);
+
+    // A crash at any durable action still ends with all of it or none of it after recovery.
+    let completed = false;
+    for (let step = 0; step <= 45 && !completed; step++) {
+      const fresh = await seed();
+      const crashed = await new Journal({ files: fresh.files, intents: fresh.intents, liveness: new FixedLiveness('victim') })
+        .run('import', unordered, { failAfterStep: step })
+        .then(() => false, () => true);
+      await new Journal({ files: fresh.files, intents: fresh.intents, liveness: new FixedLiveness('afterwards'), locks: new MemoryLockManager() }).recover();
+      const state = await snapshot(fresh.files);
+      const bigFiles = Object.keys(state).filter((path) => path.startsWith('skills/big/'));
+      expect([0, 21]).toContain(bigFiles.length);
+      expect(Object.keys(state).some((path) => path.endsWith(TEMP_SUFFIX))).toBe(false);
+      completed = !crashed;
+    }
+    expect(completed).toBe(true);
+  });
+
+  it('takes previous bytes the caller read instead of reading each target, and undoes to them', async () => {
+    const { files, intents } = await seed();
+    const reads: string[] = [];
+    const watched = Object.assign(Object.create(files) as MemoryFileStore, {
+      read: async (path: string) => {
+        reads.push(path);
+        return files.read(path);
+      },
+    });
+    const enc = (text: string) => new TextEncoder().encode(text);
+    const withPrevious: JournalOp[] = [
+      { op: 'write', path: 'skills/demo/references/a.md', data: 'new a', previous: enc('old a') },
+      { op: 'write', path: 'skills/demo/templates/b.md', data: 'new b', previous: null },
+      { op: 'delete', path: 'skills/demo/scripts/gone.sh', previous: enc('old gone') },
+      { op: 'write', path: 'skills/demo/SKILL.md', data: 'new skill', previous: enc('old skill') },
+    ];
+    await new Journal({ files: watched, intents, liveness: new FixedLiveness('writer') }).run('skill-update', withPrevious);
+    expect(reads).toEqual([]);
+    expect(await snapshot(files)).toEqual(NEW);
+
+    // When the change cannot be completed, it is undone from the bytes the caller gave.
+    const again = await seed();
+    const failing = Object.assign(Object.create(again.files) as MemoryFileStore, {
+      move: async (from: string, to: string) => {
+        if (to.endsWith('SKILL.md')) throw new Error('move refused for good');
+        return again.files.move(from, to);
+      },
+    });
+    await expect(new Journal({ files: failing, intents: again.intents, liveness: new FixedLiveness('writer') }).run('skill-update', withPrevious)).rejects.toThrow();
+    await new Journal({ files: again.files, intents: again.intents, liveness: new FixedLiveness('afterwards'), locks: new MemoryLockManager() }).recover();
+    expect(await snapshot(again.files)).toEqual(OLD);
+  });
+
   it('resumes an interrupted undo instead of rolling forward again', async () => {
     const { files, intents } = await seed();
     const journal = new Journal({ files, intents, liveness: new FixedLiveness('victim') });

@@ -17,6 +17,17 @@ function zip(entries: Record<string, string | Uint8Array | [Uint8Array, { os?: n
   return zipSync(tree);
 }
 
+/** Rewrites the declared uncompressed size of `name` (local header and central directory). */
+function declareSize(bytes: Uint8Array, name: string, size: number): void {
+  const view = new DataView(bytes.buffer);
+  for (let at = 0; at < bytes.length - 4; at++) {
+    const sig = view.getUint32(at, true);
+    const nameAt = sig === 0x04034b50 ? at + 30 : sig === 0x02014b50 ? at + 46 : -1;
+    if (nameAt < 0 || new TextDecoder().decode(bytes.subarray(nameAt, nameAt + name.length)) !== name) continue;
+    view.setUint32(sig === 0x04034b50 ? at + 22 : at + 24, size, true);
+  }
+}
+
 describe('planImport: finding skills', () => {
   it('finds one skill with SKILL.md at the root, named from its frontmatter', () => {
     const plan = planImport(zip({ 'SKILL.md': SKILL, 'scripts/merge.sh': SCRIPT }), { archiveName: 'pdf-tools.skill' });
@@ -104,14 +115,15 @@ describe('planImport: unsafe entries', () => {
   });
 
   it('refuses a bomb by its declared size before inflating anything', () => {
-    const zeros = new Uint8Array(20 * 1024 * 1024);
-    const plan = planImport(zip({ 'alpha/SKILL.md': skillContent('alpha'), 'alpha/assets/zeros.bin': zeros }));
-    expect(plan.error).toMatch(/per-file limit|zip bomb/);
+    // A small entry that declares 20 MB: the declaration alone refuses it (compressing a real
+    // 20 MB fixture took 2.8 s of the suite and proved nothing more).
+    const bytes = zip({ 'alpha/SKILL.md': skillContent('alpha'), 'alpha/assets/zeros.bin': new Uint8Array(64 * 1024) });
+    declareSize(bytes, 'alpha/assets/zeros.bin', 20 * 1024 * 1024);
+    const plan = planImport(bytes);
+    expect(plan.error).toMatch(/declares 20971520 bytes; the per-file limit/);
     expect(plan.inflatedBytes).toBe(0);
     expect(plan.skills).toEqual([]);
-    // Compressing the 20 MB fixture is the slow part (2.8 s measured on a loaded 2-core box),
-    // too near vitest's 5 s default.
-  }, 20_000);
+  });
 
   it('refuses a high-ratio entry even under the size limit', () => {
     const zeros = new Uint8Array(4 * 1024 * 1024);
@@ -120,22 +132,26 @@ describe('planImport: unsafe entries', () => {
     expect(plan.inflatedBytes).toBe(0);
   });
 
-  it('stops inflating an entry that lies about its size', () => {
+  it('stops inflating an entry that lies about its size (small compressed entry, inflated in one pass)', () => {
     const zeros = new Uint8Array(6 * 1024 * 1024);
     const bytes = zip({ 'alpha/SKILL.md': skillContent('alpha'), 'alpha/assets/zeros.bin': zeros });
-    // Rewrite the declared uncompressed size of zeros.bin (local header and central directory) to 100 bytes.
-    const view = new DataView(bytes.buffer);
-    const name = 'alpha/assets/zeros.bin';
-    for (let at = 0; at < bytes.length - 4; at++) {
-      const sig = view.getUint32(at, true);
-      const nameAt = sig === 0x04034b50 ? at + 30 : sig === 0x02014b50 ? at + 46 : -1;
-      if (nameAt < 0 || new TextDecoder().decode(bytes.subarray(nameAt, nameAt + name.length)) !== name) continue;
-      view.setUint32(sig === 0x04034b50 ? at + 22 : at + 24, 100, true);
-    }
+    declareSize(bytes, 'alpha/assets/zeros.bin', 100);
     const read = readZip(bytes);
     expect(read.error).toMatch(/inflates past its declared size/);
     expect(read.files).toEqual([]);
     expect(read.inflatedBytes).toBeLessThan(zeros.length / 4);
+  });
+
+  it('stops inflating an entry that lies about its size (large compressed entry, streamed)', () => {
+    // Incompressible bytes, so the entry is well over the one-pass size once compressed.
+    let state = 7;
+    const noise = Uint8Array.from({ length: 400 * 1024 }, () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) >>> 24));
+    const bytes = zip({ 'alpha/SKILL.md': skillContent('alpha'), 'alpha/assets/noise.bin': noise });
+    declareSize(bytes, 'alpha/assets/noise.bin', 100);
+    const read = readZip(bytes);
+    expect(read.error).toMatch(/inflates past its declared size/);
+    expect(read.files).toEqual([]);
+    expect(read.inflatedBytes).toBeLessThan(noise.length / 4);
   });
 
   it('refuses an archive with too many entries', () => {

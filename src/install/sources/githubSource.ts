@@ -6,7 +6,7 @@
  * (100755 is executable); links and submodules are never fetched.
  */
 import { DEFAULT_ZIP_LIMITS, isJunkPath, unsafePathReason, type RefusedEntry, type ZipFile } from '../../skills/zipArchive';
-import { outermostSkillFolders, skillFoldersIn } from '../../skills/skillFolders';
+import { findSkillFolders, outermostSkillFolders } from '../../skills/skillFolders';
 import { gitBlobSha } from '../digest';
 import { InstallError, mapLimited, type InstallNetwork } from '../installNetwork';
 import type { FetchedFiles, ListedSkill, SourceListing } from '../sourceTypes';
@@ -75,7 +75,7 @@ export async function listGithub(network: InstallNetwork, target: GithubTarget, 
   const treeShas = new Map(tree.tree.filter((entry) => entry.type === 'tree').map((entry) => [entry.path, entry.sha]));
   treeShas.set('', tree.sha);
   const paths = blobs.map((entry) => entry.path);
-  const folders = options.everyFolder ? skillFoldersIn(paths) : outermostSkillFolders(paths);
+  const folders = options.everyFolder ? findSkillFolders(paths) : outermostSkillFolders(paths);
   const skills = new Map<string, ListedSkill>();
   const sourceKey = githubSourceKey(owner, repo, ref);
   const base = `https://github.com/${owner}/${repo}`;
