@@ -9,6 +9,7 @@ import type { ProviderSettings } from '../providers/createProvider';
 import type { EngineAccess } from '../providers/webllm/engine';
 import type { CheckDraftJob, GateJob, GateJobOutcome, ReviewWorkerApi } from '../review/reviewWorkerApi';
 import type { CheckDraft } from '../gate/checkDraft';
+import type { SummaryJob, SummaryOutcome } from '../sessions/sessionSummary';
 import type { ReviewOutcome } from '../review/reviewRun';
 import type { RegexRunner } from '../gate/checks';
 import type { GateProgress } from '../gate/types';
@@ -124,6 +125,18 @@ export function createReviewWorkerHandler(app: () => Promise<AppServices>, optio
       }
     },
 
+    async summariseSessions(job) {
+      const controller = new AbortController();
+      running.set(job.runId, controller);
+      try {
+        return await summariseInWorker(await app(), job, (settings) => (options.createProvider ?? defaultProvider)(settings, engineAccess), controller.signal);
+      } catch (error) {
+        return { kind: 'unavailable', reason: error instanceof Error ? error.message : String(error) };
+      } finally {
+        running.delete(job.runId);
+      }
+    },
+
     async ping() {
       const skills = await (await app()).skills();
       return skills.engine.catalog.size;
@@ -146,6 +159,26 @@ async function draftChecksInWorker(
   const [provider, window, { draftChecks }] = await Promise.all([createProvider(reviewSettings), windowOf(services, appSettings, reviewSettings), import('../gate/checkDraft')]);
   const fits = requestFitsFor(window, reviewSettings.model || 'the review model');
   return draftChecks({ provider, fits, signal }, { name: job.skill, markdown: new TextDecoder().decode(data) }, job.prompt);
+}
+
+/**
+ * Session summaries for `session_search` (sessions/sessionSummary.ts) on the review model: the
+ * model the user chose for background work, so a local model stays local. It runs here, not in
+ * the tab, because this is where the review model's provider, window and engine port already
+ * live, and a web-llm request queues behind the chat's on the one engine with background priority.
+ */
+async function summariseInWorker(
+  services: AppServices,
+  job: SummaryJob,
+  createProvider: (settings: ProviderSettings) => Promise<ChatProvider>,
+  signal: AbortSignal,
+): Promise<SummaryOutcome> {
+  const appSettings = await services.settings.read('app');
+  const reviewSettings = reviewProviderSettings(appSettings);
+  const [provider, window, { summariseSessions }] = await Promise.all([createProvider(reviewSettings), windowOf(services, appSettings, reviewSettings), import('../sessions/sessionSummary')]);
+  const fits = requestFitsFor(window, reviewSettings.model || 'the review model');
+  const done = await summariseSessions({ provider, fits: (messages, maxTokens) => fits(messages, maxTokens), signal }, job);
+  return { kind: 'done', ...done };
 }
 
 async function windowOf(services: AppServices, appSettings: KnackSettings, provider: ProviderSettings): Promise<{ window: ModelWindow; counter: TokenCounter }> {

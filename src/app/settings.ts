@@ -24,9 +24,11 @@ export interface MemorySettings {
   userProfileEnabled: boolean;
   /** Stage memory writes for approval: never (default), always, or only the review agent's. */
   writeApproval: MemoryApprovalMode;
+  /** `session_search` summarises its top sessions with the background model; off: snippets only (docs/chat.md, "Session search"). */
+  sessionSummaries: boolean;
 }
 
-export const defaultMemorySettings: MemorySettings = { memoryEnabled: true, userProfileEnabled: true, writeApproval: 'off' };
+export const defaultMemorySettings: MemorySettings = { memoryEnabled: true, userProfileEnabled: true, writeApproval: 'off', sessionSummaries: true };
 
 export interface KnackSettingsSchema {
   app: KnackSettings;

@@ -40,7 +40,7 @@ export function createTabLearningLoop(app: AppServices, options: { idle: IdleClo
     update: (change) => app.settings.update('gate', change).then(() => undefined),
     provider: () => gateProvider(app.settings),
   };
-  return new LearningLoop({
+  const loop = new LearningLoop({
     createBackend: async () => {
       const { ReviewWorkerClient } = await import('../review/reviewWorkerClient');
       return new ReviewWorkerClient(
@@ -65,5 +65,12 @@ export function createTabLearningLoop(app: AppServices, options: { idle: IdleClo
     subscribeChanges: (listener) => app.changes.subscribe(listener),
     countCases: (skill) => countCases(app, skill),
     claimAutomaticRun: (skill) => tryHoldLock(gateRunLockKey(skill)),
+    online: () => (typeof navigator === 'undefined' ? true : navigator.onLine),
   });
+  // session_search reaches the background model through this loop's review worker (docs/chat.md, "Session search").
+  void app
+    .sessions()
+    .then((sessions) => sessions.useSummariser((job) => loop.summariseSessions(job)))
+    .catch((error: unknown) => console.warn('[knack] session summaries could not be wired', error));
+  return loop;
 }

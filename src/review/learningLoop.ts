@@ -27,6 +27,8 @@ import { stagedAny } from './reviewRun';
 import { reviewTranscript } from './reviewTranscript';
 import type { CheckDraftJob, CuratorRunOptions, ReviewWorkerApi } from './reviewWorkerApi';
 import type { CheckDraft } from '../gate/checkDraft';
+import type { SummaryJob, SummaryOutcome } from '../sessions/sessionSummary';
+import { isLocalHost } from '../providers/windowDiscovery';
 import { ReviewScheduler, type ReviewBackend, type ReviewRecord } from './reviewScheduler';
 
 export interface TurnReport {
@@ -55,6 +57,7 @@ export interface LearningBackend extends ReviewBackend, GateBackend {
   runCurator(options: CuratorRunOptions): Promise<CuratorRun>;
   maybeRunCurator(idleMs: number): Promise<CuratorRun | null>;
   draftChecks(job: CheckDraftJob): Promise<CheckDraft>;
+  summariseSessions(job: SummaryJob): Promise<SummaryOutcome>;
 }
 
 /**
@@ -71,6 +74,7 @@ export function inThreadBackend(api: ReviewWorkerApi): LearningBackend {
     maybeRunCurator: (idleMs) => api.maybeRunCurator(idleMs),
     runGate: (job, onProgress) => api.runGate(job, onProgress),
     draftChecks: (job) => api.draftChecks(job),
+    summariseSessions: (job) => api.summariseSessions(job),
   };
 }
 
@@ -120,6 +124,8 @@ export interface LearningLoopDeps {
   /** Notices, the running count, gate runs or the gate's permission question changed. */
   onUpdate?(): void;
   now?(): number;
+  /** Whether the browser is online (`navigator.onLine` in the tab); unknown when absent. */
+  online?(): boolean;
   /** The gate settings (settings key "gate"); the defaults when absent. */
   gateSettings?(): GateSettings;
   updateGateSettings?(change: SettingChange<GateSettings>): Promise<void>;
@@ -340,6 +346,24 @@ export class LearningLoop {
       return await backend.draftChecks({ runId: `draft-checks-${this.#now()}-${++this.#drafts}`, skill, prompt });
     } catch (error) {
       return { success: false, error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  /**
+   * `session_search` asks for summaries of its top sessions (docs/chat.md, "Session search"). No
+   * background model, or a remote one while the browser is offline: unavailable at once, and the
+   * tool shows snippets. Not an activity record: it answers a tool call in the chat.
+   */
+  async summariseSessions(job: Pick<SummaryJob, 'query' | 'sessions'>): Promise<SummaryOutcome> {
+    const provider = this.deps.reviewProvider();
+    if (!canReview(provider)) return { kind: 'unavailable', reason: 'no background model is set up' };
+    const local = provider.kind === 'webgpu' || isLocalHost(provider.baseUrl);
+    if (!local && this.deps.online?.() === false) return { kind: 'unavailable', reason: 'offline, and the background model is not on this device' };
+    try {
+      const backend = await this.#backend.get();
+      return await backend.summariseSessions({ runId: `session-summaries-${this.#now()}-${++this.#drafts}`, ...job });
+    } catch (error) {
+      return { kind: 'unavailable', reason: error instanceof Error ? error.message : String(error) };
     }
   }
 

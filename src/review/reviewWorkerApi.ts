@@ -14,6 +14,7 @@ import type { ReviewRequest } from './reviewScheduler';
 import type { GateJob } from '../gate/gateJob';
 import type { GateProgress, VerdictRecord } from '../gate/types';
 import type { CheckDraft } from '../gate/checkDraft';
+import type { SummaryJob, SummaryOutcome } from '../sessions/sessionSummary';
 
 export type { GateJob } from '../gate/gateJob';
 
@@ -80,4 +81,11 @@ export interface ReviewWorkerApi {
    * fitted to its window; a failure comes back as `success: false`, never as a throw.
    */
   draftChecks(job: CheckDraftJob): Promise<CheckDraft>;
+
+  /**
+   * The background model summarises past sessions for a `session_search` query (docs/chat.md,
+   * "Session search"): one request per session, each fitted to its window. Never throws: a
+   * session that fails comes back with its error, and the tool shows its snippets.
+   */
+  summariseSessions(job: SummaryJob): Promise<SummaryOutcome>;
 }

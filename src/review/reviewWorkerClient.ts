@@ -1,6 +1,7 @@
 import * as Comlink from 'comlink';
 import type { CheckDraftJob, CuratorRunOptions, GateJob, GateJobOutcome, ReviewWorkerApi } from './reviewWorkerApi';
 import type { CheckDraft } from '../gate/checkDraft';
+import type { SummaryJob, SummaryOutcome } from '../sessions/sessionSummary';
 import { workerName } from '../providers/requestCounter';
 import type { GateProgress } from '../gate/types';
 import type { ReviewOutcome } from './reviewRun';
@@ -73,6 +74,11 @@ export class ReviewWorkerClient implements LearningBackend {
   draftChecks(job: CheckDraftJob): Promise<CheckDraft> {
     // Comlink distributes its Remote type over the union; the value is the same draft.
     return this.guarded((api) => api.draftChecks(job) as Promise<CheckDraft>);
+  }
+
+  summariseSessions(job: SummaryJob): Promise<SummaryOutcome> {
+    // Comlink distributes its Remote type over the union; the value is the same outcome.
+    return this.guarded((api) => api.summariseSessions(job) as Promise<SummaryOutcome>);
   }
 
   ping(): Promise<number> {
