@@ -10,6 +10,7 @@ import type { EngineAccess } from '../providers/webllm/engine';
 import type { CheckDraftJob, GateJob, GateJobOutcome, ReviewWorkerApi } from '../review/reviewWorkerApi';
 import type { CheckDraft } from '../gate/checkDraft';
 import type { SummaryJob, SummaryOutcome } from '../sessions/sessionSummary';
+import type { ConsolidationJob, ConsolidationOutcome } from '../memory/memoryConsolidation';
 import type { ReviewOutcome } from '../review/reviewRun';
 import type { RegexRunner } from '../gate/checks';
 import type { GateProgress } from '../gate/types';
@@ -137,6 +138,18 @@ export function createReviewWorkerHandler(app: () => Promise<AppServices>, optio
       }
     },
 
+    async consolidateMemory(job) {
+      const controller = new AbortController();
+      running.set(job.runId, controller);
+      try {
+        return await consolidateInWorker(await app(), job, (settings) => (options.createProvider ?? defaultProvider)(settings, engineAccess), controller.signal);
+      } catch (error) {
+        return { kind: 'refused', target: job.target, reason: error instanceof Error ? error.message : String(error), requests: 0 };
+      } finally {
+        running.delete(job.runId);
+      }
+    },
+
     async ping() {
       const skills = await (await app()).skills();
       return skills.engine.catalog.size;
@@ -179,6 +192,43 @@ async function summariseInWorker(
   const fits = requestFitsFor(window, reviewSettings.model || 'the review model');
   const done = await summariseSessions({ provider, fits: (messages, maxTokens) => fits(messages, maxTokens), signal }, job);
   return { kind: 'done', ...done };
+}
+
+/**
+ * Memory consolidation on the review model (memory/memoryConsolidation.ts): pinned entries are
+ * never offered, the answer is checked (no fact lost, shorter), and the file is written only if it
+ * still holds what was read, scanned as a review's memory write. One tab at a time (a lock).
+ */
+async function consolidateInWorker(
+  services: AppServices,
+  job: ConsolidationJob,
+  createProvider: (settings: ProviderSettings) => Promise<ChatProvider>,
+  signal: AbortSignal,
+): Promise<ConsolidationOutcome> {
+  const consolidation = await import('../memory/memoryConsolidation');
+  return services.storage.locks.withLock('memory-consolidation', async (): Promise<ConsolidationOutcome> => {
+    const [memory, appSettings, memorySettings] = await Promise.all([services.memory(), services.settings.read('app'), services.settings.read('memory')]);
+    const state = await memory.store.read(job.target);
+    const skipped = (reason: string): ConsolidationOutcome => ({ kind: 'skipped', target: job.target, reason, requests: 0 });
+    if (!consolidation.pastConsolidationMark(state.used, state.limit)) return skipped(`the file is at ${state.percent} %, not past ${consolidation.CONSOLIDATE_AT_PERCENT} %`);
+    if (state.drift) return skipped(`the file was changed by hand (${state.drift})`);
+    const pinned = new Set(memorySettings.pinned?.[job.target] ?? []);
+    const offered = state.entries.filter((entry) => !pinned.has(entry));
+    if (offered.length < 2) return skipped('fewer than two entries are not pinned');
+    const reviewSettings = reviewProviderSettings(appSettings);
+    const [provider, window] = await Promise.all([createProvider(reviewSettings), windowOf(services, appSettings, reviewSettings)]);
+    const fits = requestFitsFor(window, reviewSettings.model || 'the review model');
+    const asked = await consolidation.askForMerges({ provider, fits: (messages, maxTokens) => fits(messages, maxTokens), signal }, job.target, offered);
+    const refused = (reason: string, missing?: string[]): ConsolidationOutcome => ({ kind: 'refused', target: job.target, reason, requests: 1, ...(missing ? { missing } : {}) });
+    if ('error' in asked) return refused(asked.error);
+    const merges = consolidation.parseMerges(asked.answer, offered.length);
+    if (!merges) return refused('the background model’s answer was not the JSON asked for');
+    const plan = consolidation.planConsolidation(state.entries, pinned, merges);
+    if (!plan.ok) return merges.length === 0 ? { ...skipped(plan.reason), requests: 1 } : refused(plan.reason, plan.missing);
+    const written = await memory.store.replaceEntries(job.target, state.entries, plan.after, { origin: 'review' });
+    if (!written.success) return refused(written.error);
+    return { kind: 'done', target: job.target, before: state.entries, after: plan.after, requests: 1 };
+  });
 }
 
 async function windowOf(services: AppServices, appSettings: KnackSettings, provider: ProviderSettings): Promise<{ window: ModelWindow; counter: TokenCounter }> {

@@ -14,6 +14,7 @@ import { gateRunLockKey, tryHoldLock } from '../storage/webLocks';
 import type { SettingChange } from '../storage/settingsService';
 import type { AppServices } from './appServices';
 import { gateProvider, learningIntervals, reviewProvider } from './settings';
+import { watchMemoryConsolidation } from './memoryConsolidationServices';
 
 /** The gate settings for the loop (the settings service's `gate` key unless a test passes its own). */
 export interface GateSettingsAccess {
@@ -72,5 +73,7 @@ export function createTabLearningLoop(app: AppServices, options: { idle: IdleClo
     .sessions()
     .then((sessions) => sessions.useSummariser((job) => loop.summariseSessions(job)))
     .catch((error: unknown) => console.warn('[knack] session summaries could not be wired', error));
+  // A memory file past 80 % after a write gets the review's extra task (docs/learning-loop.md, "Memory consolidation").
+  watchMemoryConsolidation(app, loop);
   return loop;
 }

@@ -21,13 +21,15 @@ import type { GateSettings } from '../gate/gateSettings';
 import type { GateProgress } from '../gate/types';
 import type { StorageChange } from '../storage/changes';
 import type { SettingChange } from '../storage/settingsService';
-import { curatorActivity, reviewActivity, reviewTrigger, type ActivityRecord, type CuratorActivity, type CuratorMode, type GateActivity } from './activity';
+import { curatorActivity, memoryActivity, reviewActivity, reviewTrigger, type ActivityRecord, type CuratorActivity, type CuratorMode, type GateActivity, type MemoryActivity } from './activity';
 import { GateRuns, type GateBackend, type PermissionRequest, type Timers } from './gateRuns';
 import { stagedAny } from './reviewRun';
 import { reviewTranscript } from './reviewTranscript';
 import type { CheckDraftJob, CuratorRunOptions, ReviewWorkerApi } from './reviewWorkerApi';
 import type { CheckDraft } from '../gate/checkDraft';
 import type { SummaryJob, SummaryOutcome } from '../sessions/sessionSummary';
+import type { ConsolidationJob, ConsolidationOutcome } from '../memory/memoryConsolidation';
+import type { MemoryTarget } from '../memory/memoryEntries';
 import { isLocalHost } from '../providers/windowDiscovery';
 import { ReviewScheduler, type ReviewBackend, type ReviewRecord } from './reviewScheduler';
 
@@ -58,6 +60,7 @@ export interface LearningBackend extends ReviewBackend, GateBackend {
   maybeRunCurator(idleMs: number): Promise<CuratorRun | null>;
   draftChecks(job: CheckDraftJob): Promise<CheckDraft>;
   summariseSessions(job: SummaryJob): Promise<SummaryOutcome>;
+  consolidateMemory(job: ConsolidationJob): Promise<ConsolidationOutcome>;
 }
 
 /**
@@ -75,6 +78,7 @@ export function inThreadBackend(api: ReviewWorkerApi): LearningBackend {
     runGate: (job, onProgress) => api.runGate(job, onProgress),
     draftChecks: (job) => api.draftChecks(job),
     summariseSessions: (job) => api.summariseSessions(job),
+    consolidateMemory: (job) => api.consolidateMemory(job),
   };
 }
 
@@ -365,6 +369,31 @@ export class LearningLoop {
     } catch (error) {
       return { kind: 'unavailable', reason: error instanceof Error ? error.message : String(error) };
     }
+  }
+
+  /**
+   * The review's extra task when a memory file passed 80 % of its limit after a write
+   * (docs/learning-loop.md, "Memory consolidation"): one job in the review worker, recorded in
+   * Activity with the file before and after. Null when there is no background model.
+   */
+  async consolidateMemory(target: MemoryTarget): Promise<MemoryActivity | null> {
+    if (!canReview(this.deps.reviewProvider())) return null;
+    const base = { id: crypto.randomUUID(), target, startedAt: this.#now() };
+    this.#record(memoryActivity(base));
+    this.#setRunning(1);
+    let activity: MemoryActivity;
+    try {
+      const backend = await this.#backend.get();
+      const outcome = await backend.consolidateMemory({ runId: `memory-${base.id}`, target });
+      activity = memoryActivity(base, { outcome, endedAt: this.#now() });
+    } catch (error) {
+      activity = memoryActivity(base, { error: error instanceof Error ? error.message : String(error), endedAt: this.#now() });
+    } finally {
+      this.#setRunning(-1);
+    }
+    this.#record(activity);
+    await this.#writes;
+    return activity;
   }
 
   #now(): number {

@@ -15,6 +15,7 @@ import type { GateJob } from '../gate/gateJob';
 import type { GateProgress, VerdictRecord } from '../gate/types';
 import type { CheckDraft } from '../gate/checkDraft';
 import type { SummaryJob, SummaryOutcome } from '../sessions/sessionSummary';
+import type { ConsolidationJob, ConsolidationOutcome } from '../memory/memoryConsolidation';
 
 export type { GateJob } from '../gate/gateJob';
 
@@ -88,4 +89,11 @@ export interface ReviewWorkerApi {
    * session that fails comes back with its error, and the tool shows its snippets.
    */
   summariseSessions(job: SummaryJob): Promise<SummaryOutcome>;
+
+  /**
+   * The review's extra task when a memory file passed 80 % of its limit (docs/learning-loop.md,
+   * "Memory consolidation"): one request to the review model, checked mechanically, written only
+   * if no fact is lost. Never throws.
+   */
+  consolidateMemory(job: ConsolidationJob): Promise<ConsolidationOutcome>;
 }

@@ -2,6 +2,7 @@ import * as Comlink from 'comlink';
 import type { CheckDraftJob, CuratorRunOptions, GateJob, GateJobOutcome, ReviewWorkerApi } from './reviewWorkerApi';
 import type { CheckDraft } from '../gate/checkDraft';
 import type { SummaryJob, SummaryOutcome } from '../sessions/sessionSummary';
+import type { ConsolidationJob, ConsolidationOutcome } from '../memory/memoryConsolidation';
 import { workerName } from '../providers/requestCounter';
 import type { GateProgress } from '../gate/types';
 import type { ReviewOutcome } from './reviewRun';
@@ -79,6 +80,11 @@ export class ReviewWorkerClient implements LearningBackend {
   summariseSessions(job: SummaryJob): Promise<SummaryOutcome> {
     // Comlink distributes its Remote type over the union; the value is the same outcome.
     return this.guarded((api) => api.summariseSessions(job) as Promise<SummaryOutcome>);
+  }
+
+  consolidateMemory(job: ConsolidationJob): Promise<ConsolidationOutcome> {
+    // Comlink distributes its Remote type over the union; the value is the same outcome.
+    return this.guarded((api) => api.consolidateMemory(job) as Promise<ConsolidationOutcome>);
   }
 
   ping(): Promise<number> {
