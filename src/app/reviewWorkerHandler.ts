@@ -11,6 +11,7 @@ import type { CheckDraftJob, GateJob, GateJobOutcome, ReviewWorkerApi } from '..
 import type { CheckDraft } from '../gate/checkDraft';
 import type { SummaryJob, SummaryOutcome } from '../sessions/sessionSummary';
 import type { ConsolidationJob, ConsolidationOutcome } from '../memory/memoryConsolidation';
+import type { TwinMergeJob, TwinMergeOutcome } from '../review/twinMerge';
 import type { ReviewOutcome } from '../review/reviewRun';
 import type { RegexRunner } from '../gate/checks';
 import type { GateProgress } from '../gate/types';
@@ -150,6 +151,19 @@ export function createReviewWorkerHandler(app: () => Promise<AppServices>, optio
       }
     },
 
+    async mergeTwins(job) {
+      const controller = new AbortController();
+      running.set(job.runId, controller);
+      try {
+        gate ??= await gateWorkerState(options);
+        return await mergeTwinsInWorker(await app(), job, { ...gate, engineAccess, signal: controller.signal, options });
+      } catch (error) {
+        return { kind: 'refused', reason: error instanceof Error ? error.message : String(error), requests: 0 };
+      } finally {
+        running.delete(job.runId);
+      }
+    },
+
     async ping() {
       const skills = await (await app()).skills();
       return skills.engine.catalog.size;
@@ -229,6 +243,72 @@ async function consolidateInWorker(
     if (!written.success) return refused(written.error);
     return { kind: 'done', target: job.target, before: state.entries, after: plan.after, requests: 1 };
   });
+}
+
+/**
+ * A twin merge (review/twinMerge.ts): the review model writes the merged skill; the gate provider
+ * from the gate settings measures the merged skill (its files in memory) and both originals,
+ * through the replay cache, without storing or applying any verdict.
+ */
+async function mergeTwinsInWorker(services: AppServices, job: TwinMergeJob, context: GateRunContext): Promise<TwinMergeOutcome> {
+  const [skills, appSettings, gateSettings, gateJob, { RecordStoreReplayCache }, { replayProviderId }, { poolSizeFor }, { mergeTwins }] = await Promise.all([
+    services.skills(),
+    services.settings.read('app'),
+    services.settings.read('gate'),
+    import('../gate/gateJob'),
+    import('../gate/replayCache'),
+    import('../gate/cacheKey'),
+    import('../gate/replayPool'),
+    import('../review/twinMerge'),
+  ]);
+  const reviewSettings = reviewProviderSettings(appSettings);
+  const gateSettingsNow = gateProviderSettings(appSettings, gateSettings);
+  const createProvider = (settings: ProviderSettings) => (context.options.createProvider ?? defaultProvider)(settings, context.engineAccess);
+  const [reviewModel, reviewWindow, gateProvider, gateWindow] = await Promise.all([
+    createProvider(reviewSettings),
+    windowOf(services, appSettings, reviewSettings),
+    createProvider(gateSettingsNow),
+    windowOf(services, appSettings, gateSettingsNow),
+  ]);
+  const reviewFits = requestFitsFor(reviewWindow, reviewSettings.model || 'the review model');
+  const decoder = new TextDecoder();
+  const readText = async (skill: string, path: string) => {
+    const data = await skills.readSkillFile(skill, path);
+    return data === null ? null : decoder.decode(data);
+  };
+  return mergeTwins(
+    {
+      read: async (name) => {
+        const markdown = await readText(name, 'SKILL.md');
+        return markdown === null ? null : { name, markdown, evals: await readText(name, gateJob.EVALS_FILE) };
+      },
+      names: () => skills.engine.catalog.entries().map((entry) => entry.name),
+      provider: reviewModel,
+      fits: (messages, maxTokens) => reviewFits(messages, maxTokens),
+      signal: context.signal,
+      verify: async (skill, files) => {
+        const result = await gateJob.runGateJob(
+          { runId: `${job.runId}:${skill}`, skill, policy: gateSettings.policy },
+          {
+            readSkillFile: files ? (_skill, path) => files(path) : (name, path) => skills.readSkillFile(name, path),
+            provider: gateProvider,
+            providerId: replayProviderId(gateSettingsNow),
+            memory: context.memory,
+            poolSize: poolSizeFor(gateSettingsNow),
+            maxTokens: gateSettings.maxTokens,
+            fits: requestFitsFor(gateWindow, gateSettingsNow.model || 'the gate model'),
+            cache: new RecordStoreReplayCache(services.storage.stores.replays),
+            regexRunner: context.regexRunner,
+            ...context.options.gateTiming,
+          },
+          { signal: context.signal },
+        );
+        if (result.kind !== 'done') return { error: result.kind === 'cancelled' ? 'cancelled' : 'the run did not finish' };
+        return { record: result.record, requests: result.record.cost.requests };
+      },
+    },
+    job,
+  );
 }
 
 async function windowOf(services: AppServices, appSettings: KnackSettings, provider: ProviderSettings): Promise<{ window: ModelWindow; counter: TokenCounter }> {

@@ -29,6 +29,7 @@ import type { CheckDraftJob, CuratorRunOptions, ReviewWorkerApi } from './review
 import type { CheckDraft } from '../gate/checkDraft';
 import type { SummaryJob, SummaryOutcome } from '../sessions/sessionSummary';
 import type { ConsolidationJob, ConsolidationOutcome } from '../memory/memoryConsolidation';
+import type { TwinMergeJob, TwinMergeOutcome } from './twinMerge';
 import type { MemoryTarget } from '../memory/memoryEntries';
 import { isLocalHost } from '../providers/windowDiscovery';
 import { ReviewScheduler, type ReviewBackend, type ReviewRecord } from './reviewScheduler';
@@ -61,6 +62,7 @@ export interface LearningBackend extends ReviewBackend, GateBackend {
   draftChecks(job: CheckDraftJob): Promise<CheckDraft>;
   summariseSessions(job: SummaryJob): Promise<SummaryOutcome>;
   consolidateMemory(job: ConsolidationJob): Promise<ConsolidationOutcome>;
+  mergeTwins(job: TwinMergeJob): Promise<TwinMergeOutcome>;
 }
 
 /**
@@ -79,6 +81,7 @@ export function inThreadBackend(api: ReviewWorkerApi): LearningBackend {
     draftChecks: (job) => api.draftChecks(job),
     summariseSessions: (job) => api.summariseSessions(job),
     consolidateMemory: (job) => api.consolidateMemory(job),
+    mergeTwins: (job) => api.mergeTwins(job),
   };
 }
 
@@ -394,6 +397,17 @@ export class LearningLoop {
     this.#record(activity);
     await this.#writes;
     return activity;
+  }
+
+  /** Merge two twin skills on evidence in the review worker (review/twinMerge.ts); writes nothing. */
+  async mergeTwins(a: string, b: string): Promise<TwinMergeOutcome> {
+    if (!canReview(this.deps.reviewProvider())) return { kind: 'refused', reason: 'no review model is set up', requests: 0 };
+    try {
+      const backend = await this.#backend.get();
+      return await backend.mergeTwins({ runId: `merge-${this.#now()}-${++this.#drafts}`, a, b });
+    } catch (error) {
+      return { kind: 'refused', reason: error instanceof Error ? error.message : String(error), requests: 0 };
+    }
   }
 
   #now(): number {

@@ -16,6 +16,7 @@ import type { GateProgress, VerdictRecord } from '../gate/types';
 import type { CheckDraft } from '../gate/checkDraft';
 import type { SummaryJob, SummaryOutcome } from '../sessions/sessionSummary';
 import type { ConsolidationJob, ConsolidationOutcome } from '../memory/memoryConsolidation';
+import type { TwinMergeJob, TwinMergeOutcome } from './twinMerge';
 
 export type { GateJob } from '../gate/gateJob';
 
@@ -96,4 +97,11 @@ export interface ReviewWorkerApi {
    * if no fact is lost. Never throws.
    */
   consolidateMemory(job: ConsolidationJob): Promise<ConsolidationOutcome>;
+
+  /**
+   * Two twin skills merged on evidence (docs/curator.md, "Possible duplicates"): the review model
+   * writes one skill, the gate measures it on both skills' cases and each original on its own.
+   * Writes nothing; an offered merge is applied by the tab. Never throws.
+   */
+  mergeTwins(job: TwinMergeJob): Promise<TwinMergeOutcome>;
 }

@@ -3,6 +3,7 @@ import type { CheckDraftJob, CuratorRunOptions, GateJob, GateJobOutcome, ReviewW
 import type { CheckDraft } from '../gate/checkDraft';
 import type { SummaryJob, SummaryOutcome } from '../sessions/sessionSummary';
 import type { ConsolidationJob, ConsolidationOutcome } from '../memory/memoryConsolidation';
+import type { TwinMergeJob, TwinMergeOutcome } from './twinMerge';
 import { workerName } from '../providers/requestCounter';
 import type { GateProgress } from '../gate/types';
 import type { ReviewOutcome } from './reviewRun';
@@ -85,6 +86,11 @@ export class ReviewWorkerClient implements LearningBackend {
   consolidateMemory(job: ConsolidationJob): Promise<ConsolidationOutcome> {
     // Comlink distributes its Remote type over the union; the value is the same outcome.
     return this.guarded((api) => api.consolidateMemory(job) as Promise<ConsolidationOutcome>);
+  }
+
+  mergeTwins(job: TwinMergeJob): Promise<TwinMergeOutcome> {
+    // Comlink distributes its Remote type over the union; the value is the same outcome.
+    return this.guarded((api) => api.mergeTwins(job) as Promise<TwinMergeOutcome>);
   }
 
   ping(): Promise<number> {
