@@ -8,14 +8,14 @@
  */
 import type { ChatMessage, ChatProvider } from '../providers/provider';
 import { readSkillMeta } from '../skills/skillDocument';
-import { validateFrontmatter, validateName } from '../skills/validation';
+import { validateCreateDescription, validateFrontmatter, validateName } from '../skills/validation';
 import { parseEvalsFile, serializeEvalsFile } from '../gate/evalCases';
 import type { EvalCase, VerdictRecord } from '../gate/types';
 
 export const TWIN_MERGE_SYSTEM_V1 = [
   'You merge two skills (SKILL.md files) that do the same job into one skill that does everything both do.',
   'Keep every step, rule, command and example either skill needs; drop only what is said twice. Keep it no longer than the longer of the two.',
-  'Give it a new lowercase hyphenated name that fits both (not either old name), and one description sentence that says when to use it.',
+  'Give it a new lowercase hyphenated name that fits both (not either old name), and a description of at most 60 characters that says when to use it.',
   'Reply with the complete SKILL.md only, starting with the --- frontmatter line (name and description).',
 ].join(' ');
 export const TWIN_MERGE_MAX_TOKENS = 1_500;
@@ -60,7 +60,8 @@ export function mergedSkillOf(answer: string, taken: readonly string[]): { markd
   const fenced = /```(?:markdown|md)?\s*\n(---[\s\S]*?)```/i.exec(text)?.[1];
   const start = text.indexOf('---');
   const markdown = (fenced ?? (start === -1 ? '' : text.slice(start))).trim() + '\n';
-  const problem = validateFrontmatter(markdown);
+  // The checks a new skill meets when it is created (skill_manage create), before any gate request is spent.
+  const problem = validateFrontmatter(markdown) ?? validateCreateDescription(markdown);
   if (problem) return { error: `the merged SKILL.md is not valid: ${problem}` };
   const name = readSkillMeta(markdown).name ?? '';
   const badName = validateName(name);

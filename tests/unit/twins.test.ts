@@ -50,6 +50,7 @@ describe('the merge rule', () => {
     expect(mergedSkillOf('Here it is:\n```markdown\n' + MERGED + '```', ['csv-cleanup'])).toMatchObject({ name: 'csv-tidy-up' });
     expect(mergedSkillOf(MERGED, ['csv-tidy-up'])).toMatchObject({ error: expect.stringContaining('already taken') });
     expect(mergedSkillOf('no skill here', [])).toHaveProperty('error');
+    expect(mergedSkillOf(MERGED.replace('Clean and tidy CSV exports.', 'x'.repeat(61)), [])).toMatchObject({ error: expect.stringContaining('at most 60') });
   });
 
   it('unites both skills’ cases with ids that name their skill, and refuses a skill without cases', () => {

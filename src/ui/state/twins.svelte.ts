@@ -16,6 +16,8 @@ const keyOf = (pair: Pick<TwinPair, 'a' | 'b'>) => `${pair.a}\u0000${pair.b}`;
 class TwinsState {
   pairs = $state.raw<TwinPair[]>([]);
   merges = $state<Record<string, MergeState>>({});
+  /** The last applied merge, shown after its pair has left the list. */
+  notice = $state<string | null>(null);
   #started = false;
 
   start = (): void => {
@@ -54,6 +56,7 @@ class TwinsState {
     const [{ applyMerge }, skills] = await Promise.all([import('../../app/twinServices'), (await appServices()).skills()]);
     const result = await applyMerge(skills, { a: pair.a, b: pair.b, name: offer.name, markdown: offer.markdown, evals: offer.evals });
     this.merges[key] = result.ok ? { kind: 'applied', message: result.message } : { kind: 'error', message: result.error };
+    this.notice = result.ok ? result.message : null;
   };
 }
 
