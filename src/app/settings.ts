@@ -25,7 +25,7 @@ export interface MemorySettings {
   userProfileEnabled: boolean;
   /** Stage memory writes for approval: never (default), always, or only the review agent's. */
   writeApproval: MemoryApprovalMode;
-  /** `session_search` summarises its top sessions with the background model; off: snippets only (docs/chat.md, "Session search"). */
+  /** `session_search` summarises its top sessions with the background model; off: snippets only (docs/chat.md, "Session search that answers"). */
   sessionSummaries: boolean;
   /** Entries the user pinned in the Memory view, by their text: a consolidation never touches them. */
   pinned: Record<MemoryTarget, string[]>;

@@ -68,7 +68,7 @@ export function createTabLearningLoop(app: AppServices, options: { idle: IdleClo
     claimAutomaticRun: (skill) => tryHoldLock(gateRunLockKey(skill)),
     online: () => (typeof navigator === 'undefined' ? true : navigator.onLine),
   });
-  // session_search reaches the background model through this loop's review worker (docs/chat.md, "Session search").
+  // session_search reaches the background model through this loop's review worker (docs/chat.md, "Session search that answers").
   void app
     .sessions()
     .then((sessions) => sessions.useSummariser((job) => loop.summariseSessions(job)))

@@ -1,5 +1,5 @@
 /**
- * Possible duplicates for the Skills view (docs/curator.md, "Possible duplicates"): the library's
+ * Possible duplicates for the Skills view (docs/learning-loop.md, "Possible duplicates"): the library's
  * skills read as twin inputs (description, body, case prompts) for the curator's twin finder, and
  * an offered merge applied as the user: the merged skill created with the union of both skills'
  * cases, then both originals archived (restorable from the archive like any archived skill).

@@ -1,5 +1,5 @@
 /**
- * Twins: pairs of skills that do the same thing under different names (docs/curator.md, "Possible
+ * Twins: pairs of skills that do the same thing under different names (docs/learning-loop.md, "Possible
  * duplicates"). Learning adds them and registries add more, and a small model's index cannot
  * afford both.
  *

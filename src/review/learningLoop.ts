@@ -357,7 +357,7 @@ export class LearningLoop {
   }
 
   /**
-   * `session_search` asks for summaries of its top sessions (docs/chat.md, "Session search"). No
+   * `session_search` asks for summaries of its top sessions (docs/chat.md, "Session search that answers"). No
    * background model, or a remote one while the browser is offline: unavailable at once, and the
    * tool shows snippets. Not an activity record: it answers a tool call in the chat.
    */

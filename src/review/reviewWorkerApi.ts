@@ -86,7 +86,7 @@ export interface ReviewWorkerApi {
 
   /**
    * The background model summarises past sessions for a `session_search` query (docs/chat.md,
-   * "Session search"): one request per session, each fitted to its window. Never throws: a
+   * "Session search that answers"): one request per session, each fitted to its window. Never throws: a
    * session that fails comes back with its error, and the tool shows its snippets.
    */
   summariseSessions(job: SummaryJob): Promise<SummaryOutcome>;
@@ -99,7 +99,7 @@ export interface ReviewWorkerApi {
   consolidateMemory(job: ConsolidationJob): Promise<ConsolidationOutcome>;
 
   /**
-   * Two twin skills merged on evidence (docs/curator.md, "Possible duplicates"): the review model
+   * Two twin skills merged on evidence (docs/learning-loop.md, "Possible duplicates"): the review model
    * writes one skill, the gate measures it on both skills' cases and each original on its own.
    * Writes nothing; an offered merge is applied by the tab. Never throws.
    */

@@ -1,5 +1,5 @@
 /**
- * Merging two twin skills on evidence (docs/curator.md, "Possible duplicates"): the review model
+ * Merging two twin skills on evidence (docs/learning-loop.md, "Possible duplicates"): the review model
  * writes one skill from both; the gate replays the merged skill on the union of both skills'
  * cases and each original on its own; the merge is offered only when the merged skill passes at
  * least as many checks as each original on that original's cases. Nothing is written here: the

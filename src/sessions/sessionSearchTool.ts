@@ -1,5 +1,5 @@
 /**
- * The `session_search` tool (docs/chat.md, "Session search"): full-text search over past
+ * The `session_search` tool (docs/chat.md, "Session search that answers"): full-text search over past
  * conversations; the best sessions come back summarised for the query by the background model
  * (sessions/sessionSummary.ts), the others (and all of them when summaries are off or no model
  * answers, which the result says) with their title, date and snippets around the matches. The
@@ -12,7 +12,7 @@ import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, type SessionSearch, type Sessio
 import { SUMMARISED_SESSIONS, SummaryCache, type SessionToSummarise, type SummaryJob, type SummaryOutcome, type TranscriptMessage } from './sessionSummary';
 
 export interface SessionSummaries {
-  /** The setting: summaries on (the default) or snippets only (docs/chat.md, "Session search"). */
+  /** The setting: summaries on (the default) or snippets only (docs/chat.md, "Session search that answers"). */
   enabled(): boolean;
   /**
    * Asks the background model (in the review worker) to summarise these sessions for the query;

@@ -1,5 +1,5 @@
 /**
- * Session search that answers (docs/chat.md, "Session search"): after the full-text match, the
+ * Session search that answers (docs/chat.md, "Session search that answers"): after the full-text match, the
  * background model reads each top session and writes down the facts that bear on the query,
  * with the session's date and title, so a small chat model gets the answer instead of three
  * fragments. One request per session, no tools, fitted to that model's window: when the whole

@@ -1,5 +1,5 @@
 /**
- * Twins (docs/curator.md, "Possible duplicates"): pairs found by MiniSearch neighbours and scored
+ * Twins (docs/learning-loop.md, "Possible duplicates"): pairs found by MiniSearch neighbours and scored
  * by word overlap per part; a merge offered only when the merged skill, measured on the union of
  * both skills' cases, is at least as good as each original on its own cases.
  */

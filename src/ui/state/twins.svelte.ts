@@ -1,5 +1,5 @@
 /**
- * Possible duplicates in the Skills view (docs/curator.md, "Possible duplicates"): the twin pairs
+ * Possible duplicates in the Skills view (docs/learning-loop.md, "Possible duplicates"): the twin pairs
  * of the library (app/twinServices.ts), re-read when a skill changes; Merge runs the proof in the
  * review worker (through the learning loop) and, when the merged skill is at least as good on
  * both skills' cases, offers it; Apply creates it and archives the two.
