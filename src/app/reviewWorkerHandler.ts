@@ -53,6 +53,7 @@ export function createReviewWorkerHandler(app: () => Promise<AppServices>, optio
   let engineAccess: EngineAccess | null = null;
   const running = new Map<string, AbortController>();
   let gate: GateWorkerState | null = null;
+  const providerFor = (settings: ProviderSettings) => (options.createProvider ?? defaultProvider)(settings, engineAccess);
   const stopped = (kind: ReviewOutcome['kind']): ReviewOutcome => ({ kind, end: 'stopped', finalText: null, toolCalls: [], notices: [], modelCalls: 0 });
 
   return {
@@ -115,59 +116,48 @@ export function createReviewWorkerHandler(app: () => Promise<AppServices>, optio
       }
     },
 
-    async draftChecks(job) {
-      const controller = new AbortController();
-      running.set(job.runId, controller);
-      try {
-        return await draftChecksInWorker(await app(), job, (settings) => (options.createProvider ?? defaultProvider)(settings, engineAccess), controller.signal);
-      } catch (error) {
-        return { success: false, error: error instanceof Error ? error.message : String(error) };
-      } finally {
-        running.delete(job.runId);
-      }
-    },
+    draftChecks: runningJob(running, async (job, signal) => draftChecksInWorker(await app(), job, providerFor, signal), (_job, error) => ({ success: false, error })),
 
-    async summariseSessions(job) {
-      const controller = new AbortController();
-      running.set(job.runId, controller);
-      try {
-        return await summariseInWorker(await app(), job, (settings) => (options.createProvider ?? defaultProvider)(settings, engineAccess), controller.signal);
-      } catch (error) {
-        return { kind: 'unavailable', reason: error instanceof Error ? error.message : String(error) };
-      } finally {
-        running.delete(job.runId);
-      }
-    },
+    summariseSessions: runningJob(running, (job, signal) => app().then((services) => summariseInWorker(services, job, providerFor, signal)), (_job, reason) => ({ kind: 'unavailable', reason })),
 
-    async consolidateMemory(job) {
-      const controller = new AbortController();
-      running.set(job.runId, controller);
-      try {
-        return await consolidateInWorker(await app(), job, (settings) => (options.createProvider ?? defaultProvider)(settings, engineAccess), controller.signal);
-      } catch (error) {
-        return { kind: 'refused', target: job.target, reason: error instanceof Error ? error.message : String(error), requests: 0 };
-      } finally {
-        running.delete(job.runId);
-      }
-    },
+    consolidateMemory: runningJob(
+      running,
+      (job, signal) => app().then((services) => consolidateInWorker(services, job, providerFor, signal)),
+      (job, reason) => ({ kind: 'refused', target: job.target, reason, requests: 0 }),
+    ),
 
-    async mergeTwins(job) {
-      const controller = new AbortController();
-      running.set(job.runId, controller);
-      try {
-        gate ??= await gateWorkerState(options);
-        return await mergeTwinsInWorker(await app(), job, { ...gate, engineAccess, signal: controller.signal, options });
-      } catch (error) {
-        return { kind: 'refused', reason: error instanceof Error ? error.message : String(error), requests: 0 };
-      } finally {
-        running.delete(job.runId);
-      }
-    },
+    mergeTwins: runningJob(
+      running,
+      async (job, signal) => mergeTwinsInWorker(await app(), job, { ...(gate ??= await gateWorkerState(options)), engineAccess, signal, options }),
+      (_job, reason) => ({ kind: 'refused', reason, requests: 0 }),
+    ),
 
     async ping() {
       const skills = await (await app()).skills();
       return skills.engine.catalog.size;
     },
+  };
+}
+
+/**
+ * A job that can be cancelled by its run id and never throws: a failure comes back as the job's
+ * own answer (`failed`), so the tab's tool or view shows it instead of an exception.
+ */
+function runningJob<J extends { runId: string }, R>(
+  running: Map<string, AbortController>,
+  run: (job: J, signal: AbortSignal) => Promise<R>,
+  failed: (job: J, reason: string) => R,
+): (job: J) => Promise<R> {
+  return async (job) => {
+    const controller = new AbortController();
+    running.set(job.runId, controller);
+    try {
+      return await run(job, controller.signal);
+    } catch (error) {
+      return failed(job, error instanceof Error ? error.message : String(error));
+    } finally {
+      running.delete(job.runId);
+    }
   };
 }
 
