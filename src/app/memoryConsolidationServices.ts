@@ -30,6 +30,10 @@ export function watchMemoryConsolidation(app: AppServices, runner: Consolidation
     const text = `${target}\u0000${joinEntries(state.entries)}`;
     if (!pastConsolidationMark(state.used, state.limit) || tried.has(text)) return;
     tried.add(text);
+    // An undo (in any tab) put exactly this text back: the user chose it, so it is not merged again.
+    const joined = joinEntries(state.entries);
+    const records = await app.activity.list();
+    if (records.some((r) => r.kind === 'memory' && r.target === target && r.undoneAt !== undefined && joinEntries(r.before ?? []) === joined)) return;
     running.add(target);
     try {
       const activity = await runner.consolidateMemory(target);

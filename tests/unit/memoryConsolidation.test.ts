@@ -132,3 +132,39 @@ describe('the consolidation job', () => {
     expect(await w.memory.store.entries('memory')).not.toContain(ENTRIES[3]);
   });
 });
+
+describe('the trigger after a write', () => {
+  it('asks once per file text past the mark, never for a text the user got back with Undo', async () => {
+    const { app } = await memoryAppServices('worker');
+    opened.push(app);
+    const memory = await app.memory();
+    (memory.store as unknown as { limits: Record<string, number> }).limits = { memory: 300, user: 1375 };
+    const asked: string[][] = [];
+    const waiters: (() => void)[] = [];
+    const nextAsk = () => new Promise<void>((resolve) => waiters.push(resolve));
+    const { watchMemoryConsolidation } = await import('../../src/app/memoryConsolidationServices');
+    const stop = watchMemoryConsolidation(app, {
+      consolidateMemory: async (target) => {
+        asked.push(await memory.store.entries(target));
+        waiters.shift()?.();
+        return null;
+      },
+    });
+    await memory.store.add('memory', 'A short note.', { origin: 'user' }); // under the mark: nothing
+    let ask = nextAsk();
+    await memory.store.applyBatch('memory', ENTRIES.map((content) => ({ action: 'add', content })), { origin: 'user' });
+    await ask;
+    expect(asked).toHaveLength(1);
+
+    // An undo (say in another tab) put this exact text back: it is left alone; the next new text is asked for.
+    const undoneText = ENTRIES;
+    await app.activity.put({ ...memoryActivity({ id: 'u1', target: 'memory', startedAt: 1 }), status: 'done', before: undoneText, after: [], undoneAt: 2 });
+    await memory.store.remove('memory', 'A short note.', { origin: 'user' });
+    ask = nextAsk();
+    await memory.store.add('memory', 'User likes tea.', { origin: 'user' });
+    await ask;
+    stop();
+    expect(asked).toHaveLength(2);
+    expect(asked[1]).toContain('User likes tea.');
+  });
+});
