@@ -73,19 +73,27 @@ test('a past chat’s fact is found, summarised by the background model, and ans
   expectAllFitted(scripted.requests);
 });
 
+const PINNED = 'User prefers short answers in British English, with metric units and 24-hour times, and never any emoji.';
 const ENTRIES = [
   'User deploys with Docker Compose on the host atlas.lan.',
   'Docker Compose file for atlas.lan lives at ~/infra/compose.yml.',
-  ...Array.from({ length: 17 }, (_, i) => `Project ${i + 1}: the weekly report for team ${i + 1} is due on Friday at 16:00, sent to lead${i + 1}@example.org.`),
+  ...Array.from({ length: 16 }, (_, i) => `Project ${i + 1}: the weekly report for team ${i + 1} is due on Friday at 16:00, sent to lead${i + 1}@example.org.`),
 ];
 const MERGED_ENTRY = 'User deploys with Docker Compose on the host atlas.lan; the file lives at ~/infra/compose.yml.';
+const entriesNow = (page: Page) => page.evaluate(() => globalThis.knack!.memory!.store.entries('memory'));
 
-test('MEMORY.md at 81 % consolidates with nothing lost, shown in Activity; Undo restores it', async ({ page, scripted }) => {
+test('MEMORY.md at 81 % consolidates with nothing lost and the pinned entry untouched, shown in Activity; Undo restores it', async ({ page, scripted }) => {
   scripted.setFallback((request): Turn => {
     if (systemOf(request).startsWith('You tidy an assistant')) return { text: JSON.stringify({ merges: [{ entries: [1, 2], merged: MERGED_ENTRY }] }) };
     return { text: 'Nothing to save.' };
   });
   await openLearningApp(page, scripted);
+  // The user pins an entry in the Memory view (the pin is new with consolidation).
+  await page.evaluate((pinned) => globalThis.knack!.memory!.store.add('memory', pinned, { origin: 'user' }), PINNED);
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Memory' }).click();
+  await page.getByRole('button', { name: 'Pin entry 1' }).click();
+  await expect(page.getByRole('button', { name: 'Pin entry 1' })).toHaveAttribute('aria-pressed', 'true');
+
   const percent = await page.evaluate(async (entries) => {
     const { store } = globalThis.knack!.memory!;
     const outcome = await store.applyBatch('memory', entries.map((content) => ({ action: 'add', content })), { origin: 'user' });
@@ -95,17 +103,19 @@ test('MEMORY.md at 81 % consolidates with nothing lost, shown in Activity; Undo 
   expect(percent).toBe(81);
 
   const record = await finishedActivity(page, (r) => r.kind === 'memory');
-  expect(record).toMatchObject({ status: 'done', requests: 1, before: ENTRIES });
-  const after = await page.evaluate(() => globalThis.knack!.memory!.store.entries('memory'));
-  expect(after).toEqual([MERGED_ENTRY, ...ENTRIES.slice(2)]);
+  expect(record).toMatchObject({ status: 'done', requests: 1, before: [PINNED, ...ENTRIES] });
+  expect(await entriesNow(page)).toEqual([PINNED, MERGED_ENTRY, ...ENTRIES.slice(2)]);
+  const consolidations = scripted.chatRequests().filter((request) => systemOf(request).startsWith('You tidy an assistant'));
+  expect(consolidations).toHaveLength(1);
+  expect(lastOf(consolidations[0]!).content).not.toContain('British English');
 
   await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Activity' }).click();
   const card = page.getByRole('article', { name: 'Memory consolidation of MEMORY.md' });
   await expect(card.getByLabel('Memory entries before and after')).toContainText(MERGED_ENTRY);
   await card.getByRole('button', { name: 'Undo consolidation' }).click();
-  await expect.poll(() => page.evaluate(() => globalThis.knack!.memory!.store.entries('memory'))).toEqual(ENTRIES);
+  await expect.poll(() => entriesNow(page)).toEqual([PINNED, ...ENTRIES]);
   await expect(card.getByRole('button', { name: 'Undo consolidation' })).toHaveCount(0);
-  // The undo is not taken for a new write past the mark: no second consolidation is asked for.
+  // The text the undo put back is not taken for a new write past the mark: no second consolidation.
   expect(scripted.chatRequests().filter((request) => systemOf(request).startsWith('You tidy an assistant'))).toHaveLength(1);
   expectAllFitted(scripted.requests);
 });
