@@ -198,6 +198,8 @@ export interface BudgetHostAccess {
   store: SessionStore;
   buildSystemPrompt(firstUserMessage: string, context?: SessionPromptContext): Promise<string>;
   emit(event: { type: 'session'; session: SessionRecord } | { type: 'context'; usage: null; note: string }): void;
+  /** A compaction happened (the turn forgets which files it already sent, tools/viewedFiles.ts). */
+  compacted?(): void;
 }
 
 /** The turn budget's view of a chat controller: summaries and prompts stored with its session. */
@@ -223,6 +225,7 @@ export function budgetHost(access: BudgetHostAccess): TurnBudgetHost {
     },
     rebuildSystemPrompt: async (fit) => freeze(await access.buildSystemPrompt(latestRequest(), { fit })),
     onEvent: (event) => {
+      if (event.type === 'compacted') access.compacted?.();
       const note = contextNote(event);
       if (note) access.emit({ type: 'context', usage: null, note });
     },

@@ -235,7 +235,9 @@ export class ChatController {
     this.deps.learning.beforeUserTurn(session.id);
     const systemPrompt = await this.#systemPrompt(session);
     const provider = await this.deps.provider();
-    const budget = await this.#turnBudget(provider, signal);
+    const context = createWriteContext('foreground', session.id);
+    // A compaction replaces what was viewed with a summary: views are sent in full again (tools/viewedFiles.ts).
+    const budget = await this.#turnBudget(provider, signal, () => context.viewedFiles?.clear());
     const history = toModelHistory(this.#lines);
     const before = this.#lines.length;
     const recorder = this.#turnRecorder(session.id);
@@ -243,7 +245,7 @@ export class ChatController {
     const result = await runAgentTurn({
       provider,
       registry: this.deps.registry,
-      context: createWriteContext('foreground', session.id),
+      context,
       systemPrompt,
       history,
       counters: { itersSinceSkill: session.itersSinceSkill, turnsSinceMemory: session.turnsSinceMemory },
@@ -292,7 +294,7 @@ export class ChatController {
   }
 
   /** The window budget of a turn with this provider, or null when no window is known (docs/context-window.md). */
-  async #turnBudget(provider: ChatProvider, signal?: AbortSignal): Promise<TurnBudget | null> {
+  async #turnBudget(provider: ChatProvider, signal?: AbortSignal, compacted?: () => void): Promise<TurnBudget | null> {
     const context = (await this.deps.context?.(provider)) ?? null;
     if (!context) return null;
     // The budget's code (compaction, fitting) is a chunk of its own: a chat starts without it (SPEC §17).
@@ -306,6 +308,7 @@ export class ChatController {
       },
       buildSystemPrompt: this.deps.buildSystemPrompt,
       emit: (event) => this.#emit(event),
+      ...(compacted ? { compacted } : {}),
     });
     return new TurnBudget(context, toolSpecs(this.deps.registry), host, providerSummariser(provider, signal));
   }

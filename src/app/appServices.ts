@@ -112,7 +112,7 @@ export async function createAppServices(
 
   const skills = once(async () => (await import('./skillServices')).createSkillServices(storage, settings));
   const memory = once(async () => (await import('./memoryServices')).createMemoryServices(storage, settings));
-  const sessions = context === 'tab' ? once(async () => (await import('./sessionServices')).createSessionServices(storage)) : tabOnly('Sessions');
+  const sessions = context === 'tab' ? once(async () => (await import('./sessionServices')).createSessionServices(storage, settings)) : tabOnly('Sessions');
   const tools = once(async () => {
     const [{ ToolRegistry }, { skillToolDefinitions }, skillParts, memoryParts] = await Promise.all([
       import('../tools/toolRegistry'),

@@ -9,6 +9,9 @@ import type { ProviderSettings } from '../providers/createProvider';
 import type { EngineAccess } from '../providers/webllm/engine';
 import type { CheckDraftJob, GateJob, GateJobOutcome, ReviewWorkerApi } from '../review/reviewWorkerApi';
 import type { CheckDraft } from '../gate/checkDraft';
+import type { SummaryJob, SummaryOutcome } from '../sessions/sessionSummary';
+import type { ConsolidationJob, ConsolidationOutcome } from '../memory/memoryConsolidation';
+import type { TwinMergeJob, TwinMergeOutcome } from '../review/twinMerge';
 import type { ReviewOutcome } from '../review/reviewRun';
 import type { RegexRunner } from '../gate/checks';
 import type { GateProgress } from '../gate/types';
@@ -50,6 +53,7 @@ export function createReviewWorkerHandler(app: () => Promise<AppServices>, optio
   let engineAccess: EngineAccess | null = null;
   const running = new Map<string, AbortController>();
   let gate: GateWorkerState | null = null;
+  const providerFor = (settings: ProviderSettings) => (options.createProvider ?? defaultProvider)(settings, engineAccess);
   const stopped = (kind: ReviewOutcome['kind']): ReviewOutcome => ({ kind, end: 'stopped', finalText: null, toolCalls: [], notices: [], modelCalls: 0 });
 
   return {
@@ -112,22 +116,48 @@ export function createReviewWorkerHandler(app: () => Promise<AppServices>, optio
       }
     },
 
-    async draftChecks(job) {
-      const controller = new AbortController();
-      running.set(job.runId, controller);
-      try {
-        return await draftChecksInWorker(await app(), job, (settings) => (options.createProvider ?? defaultProvider)(settings, engineAccess), controller.signal);
-      } catch (error) {
-        return { success: false, error: error instanceof Error ? error.message : String(error) };
-      } finally {
-        running.delete(job.runId);
-      }
-    },
+    draftChecks: runningJob(running, async (job, signal) => draftChecksInWorker(await app(), job, providerFor, signal), (_job, error) => ({ success: false, error })),
+
+    summariseSessions: runningJob(running, (job, signal) => app().then((services) => summariseInWorker(services, job, providerFor, signal)), (_job, reason) => ({ kind: 'unavailable', reason })),
+
+    consolidateMemory: runningJob(
+      running,
+      (job, signal) => app().then((services) => consolidateInWorker(services, job, providerFor, signal)),
+      (job, reason) => ({ kind: 'refused', target: job.target, reason, requests: 0 }),
+    ),
+
+    mergeTwins: runningJob(
+      running,
+      async (job, signal) => mergeTwinsInWorker(await app(), job, { ...(gate ??= await gateWorkerState(options)), engineAccess, signal, options }),
+      (_job, reason) => ({ kind: 'refused', reason, requests: 0 }),
+    ),
 
     async ping() {
       const skills = await (await app()).skills();
       return skills.engine.catalog.size;
     },
+  };
+}
+
+/**
+ * A job that can be cancelled by its run id and never throws: a failure comes back as the job's
+ * own answer (`failed`), so the tab's tool or view shows it instead of an exception.
+ */
+function runningJob<J extends { runId: string }, R>(
+  running: Map<string, AbortController>,
+  run: (job: J, signal: AbortSignal) => Promise<R>,
+  failed: (job: J, reason: string) => R,
+): (job: J) => Promise<R> {
+  return async (job) => {
+    const controller = new AbortController();
+    running.set(job.runId, controller);
+    try {
+      return await run(job, controller.signal);
+    } catch (error) {
+      return failed(job, error instanceof Error ? error.message : String(error));
+    } finally {
+      running.delete(job.runId);
+    }
   };
 }
 
@@ -146,6 +176,129 @@ async function draftChecksInWorker(
   const [provider, window, { draftChecks }] = await Promise.all([createProvider(reviewSettings), windowOf(services, appSettings, reviewSettings), import('../gate/checkDraft')]);
   const fits = requestFitsFor(window, reviewSettings.model || 'the review model');
   return draftChecks({ provider, fits, signal }, { name: job.skill, markdown: new TextDecoder().decode(data) }, job.prompt);
+}
+
+/**
+ * Session summaries for `session_search` (sessions/sessionSummary.ts) on the review model: the
+ * model the user chose for background work, so a local model stays local. It runs here, not in
+ * the tab, because this is where the review model's provider, window and engine port already
+ * live, and a web-llm request queues behind the chat's on the one engine with background priority.
+ */
+async function summariseInWorker(
+  services: AppServices,
+  job: SummaryJob,
+  createProvider: (settings: ProviderSettings) => Promise<ChatProvider>,
+  signal: AbortSignal,
+): Promise<SummaryOutcome> {
+  const appSettings = await services.settings.read('app');
+  const reviewSettings = reviewProviderSettings(appSettings);
+  const [provider, window, { summariseSessions }] = await Promise.all([createProvider(reviewSettings), windowOf(services, appSettings, reviewSettings), import('../sessions/sessionSummary')]);
+  const fits = requestFitsFor(window, reviewSettings.model || 'the review model');
+  const done = await summariseSessions({ provider, fits: (messages, maxTokens) => fits(messages, maxTokens), signal }, job);
+  return { kind: 'done', ...done };
+}
+
+/**
+ * Memory consolidation on the review model (memory/memoryConsolidation.ts): pinned entries are
+ * never offered, the answer is checked (no fact lost, shorter), and the file is written only if it
+ * still holds what was read, scanned as a review's memory write. One tab at a time (a lock).
+ */
+async function consolidateInWorker(
+  services: AppServices,
+  job: ConsolidationJob,
+  createProvider: (settings: ProviderSettings) => Promise<ChatProvider>,
+  signal: AbortSignal,
+): Promise<ConsolidationOutcome> {
+  const consolidation = await import('../memory/memoryConsolidation');
+  return services.storage.locks.withLock('memory-consolidation', async (): Promise<ConsolidationOutcome> => {
+    const [memory, appSettings, memorySettings] = await Promise.all([services.memory(), services.settings.read('app'), services.settings.read('memory')]);
+    const state = await memory.store.read(job.target);
+    const skipped = (reason: string): ConsolidationOutcome => ({ kind: 'skipped', target: job.target, reason, requests: 0 });
+    if (!consolidation.pastConsolidationMark(state.used, state.limit)) return skipped(`the file is at ${state.percent} %, not past ${consolidation.CONSOLIDATE_AT_PERCENT} %`);
+    if (state.drift) return skipped(`the file was changed by hand (${state.drift})`);
+    const pinned = new Set(memorySettings.pinned?.[job.target] ?? []);
+    const offered = state.entries.filter((entry) => !pinned.has(entry));
+    if (offered.length < 2) return skipped('fewer than two entries are not pinned');
+    const reviewSettings = reviewProviderSettings(appSettings);
+    const [provider, window] = await Promise.all([createProvider(reviewSettings), windowOf(services, appSettings, reviewSettings)]);
+    const fits = requestFitsFor(window, reviewSettings.model || 'the review model');
+    const asked = await consolidation.askForMerges({ provider, fits: (messages, maxTokens) => fits(messages, maxTokens), signal }, job.target, offered);
+    const refused = (reason: string, missing?: string[]): ConsolidationOutcome => ({ kind: 'refused', target: job.target, reason, requests: 1, ...(missing ? { missing } : {}) });
+    if ('error' in asked) return refused(asked.error);
+    const merges = consolidation.parseMerges(asked.answer, offered.length);
+    if (!merges) return refused('the background model’s answer was not the JSON asked for');
+    const plan = consolidation.planConsolidation(state.entries, pinned, merges);
+    if (!plan.ok) return merges.length === 0 ? { ...skipped(plan.reason), requests: 1 } : refused(plan.reason, plan.missing);
+    const written = await memory.store.replaceEntries(job.target, state.entries, plan.after, { origin: 'review' });
+    if (!written.success) return refused(written.error);
+    return { kind: 'done', target: job.target, before: state.entries, after: plan.after, requests: 1 };
+  });
+}
+
+/**
+ * A twin merge (review/twinMerge.ts): the review model writes the merged skill; the gate provider
+ * from the gate settings measures the merged skill (its files in memory) and both originals,
+ * through the replay cache, without storing or applying any verdict.
+ */
+async function mergeTwinsInWorker(services: AppServices, job: TwinMergeJob, context: GateRunContext): Promise<TwinMergeOutcome> {
+  const [skills, appSettings, gateSettings, gateJob, { RecordStoreReplayCache }, { replayProviderId }, { poolSizeFor }, { mergeTwins }] = await Promise.all([
+    services.skills(),
+    services.settings.read('app'),
+    services.settings.read('gate'),
+    import('../gate/gateJob'),
+    import('../gate/replayCache'),
+    import('../gate/cacheKey'),
+    import('../gate/replayPool'),
+    import('../review/twinMerge'),
+  ]);
+  const reviewSettings = reviewProviderSettings(appSettings);
+  const gateSettingsNow = gateProviderSettings(appSettings, gateSettings);
+  const createProvider = (settings: ProviderSettings) => (context.options.createProvider ?? defaultProvider)(settings, context.engineAccess);
+  const [reviewModel, reviewWindow, gateProvider, gateWindow] = await Promise.all([
+    createProvider(reviewSettings),
+    windowOf(services, appSettings, reviewSettings),
+    createProvider(gateSettingsNow),
+    windowOf(services, appSettings, gateSettingsNow),
+  ]);
+  const reviewFits = requestFitsFor(reviewWindow, reviewSettings.model || 'the review model');
+  const decoder = new TextDecoder();
+  const readText = async (skill: string, path: string) => {
+    const data = await skills.readSkillFile(skill, path);
+    return data === null ? null : decoder.decode(data);
+  };
+  return mergeTwins(
+    {
+      read: async (name) => {
+        const markdown = await readText(name, 'SKILL.md');
+        return markdown === null ? null : { name, markdown, evals: await readText(name, gateJob.EVALS_FILE) };
+      },
+      names: () => skills.engine.catalog.entries().map((entry) => entry.name),
+      provider: reviewModel,
+      fits: (messages, maxTokens) => reviewFits(messages, maxTokens),
+      signal: context.signal,
+      verify: async (skill, files) => {
+        const result = await gateJob.runGateJob(
+          { runId: `${job.runId}:${skill}`, skill, policy: gateSettings.policy },
+          {
+            readSkillFile: files ? (_skill, path) => files(path) : (name, path) => skills.readSkillFile(name, path),
+            provider: gateProvider,
+            providerId: replayProviderId(gateSettingsNow),
+            memory: context.memory,
+            poolSize: poolSizeFor(gateSettingsNow),
+            maxTokens: gateSettings.maxTokens,
+            fits: requestFitsFor(gateWindow, gateSettingsNow.model || 'the gate model'),
+            cache: new RecordStoreReplayCache(services.storage.stores.replays),
+            regexRunner: context.regexRunner,
+            ...context.options.gateTiming,
+          },
+          { signal: context.signal },
+        );
+        if (result.kind !== 'done') return { error: result.kind === 'cancelled' ? 'cancelled' : 'the run did not finish' };
+        return { record: result.record, requests: result.record.cost.requests };
+      },
+    },
+    job,
+  );
 }
 
 async function windowOf(services: AppServices, appSettings: KnackSettings, provider: ProviderSettings): Promise<{ window: ModelWindow; counter: TokenCounter }> {

@@ -10,7 +10,9 @@ import type { KnackServices } from './storageServices';
 import { IdbSessionBackend } from '../sessions/idbSessionBackend';
 import { IdbSearchIndexPersistence } from '../sessions/searchIndexPersistence';
 import { SessionSearch } from '../sessions/sessionSearch';
-import { sessionSearchToolDefinition } from '../sessions/sessionSearchTool';
+import { sessionSearchToolDefinition, type SessionSummaries } from '../sessions/sessionSearchTool';
+import { SummaryCache, type SummaryJob, type SummaryOutcome } from '../sessions/sessionSummary';
+import type { KnackSettingsService } from './settings';
 import { SessionStore, type SessionChange } from '../sessions/sessionStore';
 import type { ToolDefinition } from '../tools/toolRegistry';
 
@@ -18,6 +20,11 @@ export interface SessionServices {
   store: SessionStore;
   search: SessionSearch;
   tool: ToolDefinition;
+  /**
+   * Who `session_search` asks for summaries: the tab's learning loop registers itself when it
+   * starts (app/tabLearning.ts), since the background model is reached through its review worker.
+   */
+  useSummariser(summarise: ((job: Pick<SummaryJob, 'query' | 'sessions'>) => Promise<SummaryOutcome>) | null): void;
 }
 
 function sessionIdOf(change: SessionChange): string {
@@ -33,7 +40,7 @@ function sessionIdOf(change: SessionChange): string {
   }
 }
 
-export function createSessionServices(services: KnackServices): SessionServices {
+export function createSessionServices(services: KnackServices, settings: KnackSettingsService): SessionServices {
   if (!services.db) throw new Error('Sessions need the IndexedDB database; this storage has none.');
   const backend = new IdbSessionBackend(services.db);
   const store = new SessionStore(backend);
@@ -59,5 +66,19 @@ export function createSessionServices(services: KnackServices): SessionServices 
   if (typeof addEventListener === 'function') {
     addEventListener('pagehide', () => void search.flush().catch(() => undefined));
   }
-  return { store, search, tool: sessionSearchToolDefinition({ search }) };
+  let summarise: ((job: Pick<SummaryJob, 'query' | 'sessions'>) => Promise<SummaryOutcome>) | null = null;
+  const summaries: SessionSummaries = {
+    enabled: () => settings.get('memory').sessionSummaries,
+    summarise: (job) => summarise?.(job) ?? null,
+    cache: new SummaryCache(),
+    messagesOf: async (sessionId) => (await backend.getMessages(sessionId)).map((message) => ({ role: message.role, content: message.content })),
+  };
+  return {
+    store,
+    search,
+    tool: sessionSearchToolDefinition({ search, summaries }),
+    useSummariser: (next) => {
+      summarise = next;
+    },
+  };
 }

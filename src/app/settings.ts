@@ -11,6 +11,7 @@ import type { ProviderSettings } from '../providers/createProvider';
 import type { LearningIntervals } from '../agent/learningCounters';
 import { emptyCuratorState, type CuratorState } from '../curator/curatorRules';
 import type { MemoryApprovalMode } from '../memory/memoryTool';
+import type { MemoryTarget } from '../memory/memoryEntries';
 import { defaultSkillSettings, type SkillSettings } from '../skills/skillEngine';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../gate/gateSettings';
 import { isEvidencePolicy } from '../gate/policy';
@@ -25,9 +26,13 @@ export interface MemorySettings {
   userProfileEnabled: boolean;
   /** Stage memory writes for approval: never (default), always, or only the review agent's. */
   writeApproval: MemoryApprovalMode;
+  /** `session_search` summarises its top sessions with the background model; off: snippets only (docs/chat.md, "Session search that answers"). */
+  sessionSummaries: boolean;
+  /** Entries the user pinned in the Memory view, by their text: a consolidation never touches them. */
+  pinned: Record<MemoryTarget, string[]>;
 }
 
-export const defaultMemorySettings: MemorySettings = { memoryEnabled: true, userProfileEnabled: true, writeApproval: 'off' };
+export const defaultMemorySettings: MemorySettings = { memoryEnabled: true, userProfileEnabled: true, writeApproval: 'off', sessionSummaries: true, pinned: { memory: [], user: [] } };
 
 export interface KnackSettingsSchema {
   app: KnackSettings;

@@ -14,6 +14,7 @@ import { gateRunLockKey, tryHoldLock } from '../storage/webLocks';
 import type { SettingChange } from '../storage/settingsService';
 import type { AppServices } from './appServices';
 import { gateProvider, learningIntervals, reviewProvider } from './settings';
+import { watchMemoryConsolidation } from './memoryConsolidationServices';
 
 /** The gate settings for the loop (the settings service's `gate` key unless a test passes its own). */
 export interface GateSettingsAccess {
@@ -40,7 +41,7 @@ export function createTabLearningLoop(app: AppServices, options: { idle: IdleClo
     update: (change) => app.settings.update('gate', change).then(() => undefined),
     provider: () => gateProvider(app.settings),
   };
-  return new LearningLoop({
+  const loop = new LearningLoop({
     createBackend: async () => {
       const { ReviewWorkerClient } = await import('../review/reviewWorkerClient');
       return new ReviewWorkerClient(
@@ -65,5 +66,14 @@ export function createTabLearningLoop(app: AppServices, options: { idle: IdleClo
     subscribeChanges: (listener) => app.changes.subscribe(listener),
     countCases: (skill) => countCases(app, skill),
     claimAutomaticRun: (skill) => tryHoldLock(gateRunLockKey(skill)),
+    online: () => (typeof navigator === 'undefined' ? true : navigator.onLine),
   });
+  // session_search reaches the background model through this loop's review worker (docs/chat.md, "Session search that answers").
+  void app
+    .sessions()
+    .then((sessions) => sessions.useSummariser((job) => loop.summariseSessions(job)))
+    .catch((error: unknown) => console.warn('[knack] session summaries could not be wired', error));
+  // A memory file past 80 % after a write gets the review's extra task (docs/learning-loop.md, "Memory consolidation").
+  watchMemoryConsolidation(app, loop);
+  return loop;
 }

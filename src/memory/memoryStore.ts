@@ -418,6 +418,33 @@ export class MemoryStore {
     return outcome;
   }
 
+  /**
+   * Replaces the whole file, only if it still holds exactly `expected` (a consolidation, or its
+   * undo: docs/learning-loop.md, "Memory consolidation"). Every entry that is new is scanned as
+   * any memory write from `options.origin`; a file changed meanwhile is left alone and refused,
+   * so nothing written since is lost.
+   */
+  async replaceEntries(target: MemoryTarget, expected: readonly string[], next: readonly string[], options: MemoryWriteOptions = {}): Promise<ToolOutcome> {
+    const old = new Set(expected);
+    for (const entry of next) {
+      if (old.has(entry)) continue;
+      const scan = this.scan(entry, options);
+      if (scan.blocked) return fail(scan.blocked);
+    }
+    const path = MEMORY_FILE_PATHS[target];
+    const outcome = await this.options.locks.withLock(MEMORY_LOCK_KEY, async (): Promise<ToolOutcome> => {
+      const state = this.stateOf(target, await this.options.files.readText(path));
+      if (joinEntries(state.entries) !== joinEntries(expected)) {
+        return fail(`${MEMORY_FILE_NAMES[target]} changed since this was prepared; nothing was changed, so nothing written since is lost.`);
+      }
+      if (usedChars(next) > this.limits[target]) return fail(`That would hold ${usageFraction(usedChars(next), this.limits[target])} chars, over the limit.`);
+      await this.options.files.write(path, joinEntries(next));
+      return ok({ done: true, target, usage: usageLabel(usedChars(next), this.limits[target]), entry_count: next.length, message: 'Entries replaced.' });
+    });
+    if (outcome.success) this.options.onChange?.(target);
+    return outcome;
+  }
+
   private async refuseDrift(target: MemoryTarget, raw: string, reason: string): Promise<ToolFailure> {
     const path = MEMORY_FILE_PATHS[target];
     const backup = `${path}.bak.${Math.floor(this.now() / 1000)}`;

@@ -4,6 +4,8 @@ import type { Transition } from '../curator/curatorRules';
 import type { ReviewToolCall } from './reviewRun';
 import type { ReviewRecord } from './reviewScheduler';
 import type { GateJobOutcome } from './reviewWorkerApi';
+import { CONSOLIDATE_AT_PERCENT, type ConsolidationOutcome } from '../memory/memoryConsolidation';
+import { MEMORY_FILE_NAMES, usedChars, type MemoryTarget } from '../memory/memoryEntries';
 
 /**
  * What the Activity view lists (docs/learning-loop.md): one record per background run — a review or a
@@ -69,7 +71,42 @@ export interface GateActivity {
   error?: string;
 }
 
-export type ActivityRecord = ReviewActivity | CuratorActivity | GateActivity;
+/**
+ * One memory consolidation (docs/learning-loop.md, "Memory consolidation"): the file before and
+ * after, for the diff and the one-step undo, which sets `undoneAt`.
+ */
+export interface MemoryActivity {
+  kind: 'memory';
+  id: string;
+  target: MemoryTarget;
+  trigger: string;
+  status: ActivityStatus;
+  startedAt: number;
+  endedAt?: number;
+  requests: number;
+  outcome: string;
+  before?: string[];
+  after?: string[];
+  undoneAt?: number;
+  error?: string;
+}
+
+export type ActivityRecord = ReviewActivity | CuratorActivity | GateActivity | MemoryActivity;
+
+/** The running record of a consolidation, and the ended one from its outcome. */
+export function memoryActivity(base: Pick<MemoryActivity, 'id' | 'target' | 'startedAt'>, ended?: { outcome: ConsolidationOutcome; endedAt: number } | { error: string; endedAt: number }): MemoryActivity {
+  const file = MEMORY_FILE_NAMES[base.target];
+  const record: MemoryActivity = { kind: 'memory', ...base, trigger: `${file} passed ${CONSOLIDATE_AT_PERCENT} % of its limit`, status: 'running', requests: 0, outcome: `Consolidating ${file}…` };
+  if (!ended) return record;
+  if ('error' in ended) return { ...record, status: 'failed', endedAt: ended.endedAt, error: ended.error, outcome: `Failed: ${ended.error}` };
+  const { outcome } = ended;
+  const common = { ...record, status: 'done' as const, endedAt: ended.endedAt, requests: outcome.requests };
+  if (outcome.kind === 'done') {
+    return { ...common, before: outcome.before, after: outcome.after, outcome: `Merged ${outcome.before.length} entries into ${outcome.after.length}: ${usedChars(outcome.before)} → ${usedChars(outcome.after)} characters, every name, number and date kept.` };
+  }
+  if (outcome.kind === 'skipped') return { ...common, outcome: `Nothing changed: ${outcome.reason}.` };
+  return { ...common, outcome: `Refused, nothing changed: ${outcome.reason}.` };
+}
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 

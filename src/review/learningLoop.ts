@@ -21,12 +21,17 @@ import type { GateSettings } from '../gate/gateSettings';
 import type { GateProgress } from '../gate/types';
 import type { StorageChange } from '../storage/changes';
 import type { SettingChange } from '../storage/settingsService';
-import { curatorActivity, reviewActivity, reviewTrigger, type ActivityRecord, type CuratorActivity, type CuratorMode, type GateActivity } from './activity';
+import { curatorActivity, memoryActivity, reviewActivity, reviewTrigger, type ActivityRecord, type CuratorActivity, type CuratorMode, type GateActivity, type MemoryActivity } from './activity';
 import { GateRuns, type GateBackend, type PermissionRequest, type Timers } from './gateRuns';
 import { stagedAny } from './reviewRun';
 import { reviewTranscript } from './reviewTranscript';
 import type { CheckDraftJob, CuratorRunOptions, ReviewWorkerApi } from './reviewWorkerApi';
 import type { CheckDraft } from '../gate/checkDraft';
+import type { SummaryJob, SummaryOutcome } from '../sessions/sessionSummary';
+import type { ConsolidationJob, ConsolidationOutcome } from '../memory/memoryConsolidation';
+import type { TwinMergeJob, TwinMergeOutcome } from './twinMerge';
+import type { MemoryTarget } from '../memory/memoryEntries';
+import { isLocalHost } from '../providers/windowDiscovery';
 import { ReviewScheduler, type ReviewBackend, type ReviewRecord } from './reviewScheduler';
 
 export interface TurnReport {
@@ -55,6 +60,9 @@ export interface LearningBackend extends ReviewBackend, GateBackend {
   runCurator(options: CuratorRunOptions): Promise<CuratorRun>;
   maybeRunCurator(idleMs: number): Promise<CuratorRun | null>;
   draftChecks(job: CheckDraftJob): Promise<CheckDraft>;
+  summariseSessions(job: SummaryJob): Promise<SummaryOutcome>;
+  consolidateMemory(job: ConsolidationJob): Promise<ConsolidationOutcome>;
+  mergeTwins(job: TwinMergeJob): Promise<TwinMergeOutcome>;
 }
 
 /**
@@ -71,6 +79,9 @@ export function inThreadBackend(api: ReviewWorkerApi): LearningBackend {
     maybeRunCurator: (idleMs) => api.maybeRunCurator(idleMs),
     runGate: (job, onProgress) => api.runGate(job, onProgress),
     draftChecks: (job) => api.draftChecks(job),
+    summariseSessions: (job) => api.summariseSessions(job),
+    consolidateMemory: (job) => api.consolidateMemory(job),
+    mergeTwins: (job) => api.mergeTwins(job),
   };
 }
 
@@ -120,6 +131,8 @@ export interface LearningLoopDeps {
   /** Notices, the running count, gate runs or the gate's permission question changed. */
   onUpdate?(): void;
   now?(): number;
+  /** Whether the browser is online (`navigator.onLine` in the tab); unknown when absent. */
+  online?(): boolean;
   /** The gate settings (settings key "gate"); the defaults when absent. */
   gateSettings?(): GateSettings;
   updateGateSettings?(change: SettingChange<GateSettings>): Promise<void>;
@@ -340,6 +353,60 @@ export class LearningLoop {
       return await backend.draftChecks({ runId: `draft-checks-${this.#now()}-${++this.#drafts}`, skill, prompt });
     } catch (error) {
       return { success: false, error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  /**
+   * `session_search` asks for summaries of its top sessions (docs/chat.md, "Session search that answers"). No
+   * background model, or a remote one while the browser is offline: unavailable at once, and the
+   * tool shows snippets. Not an activity record: it answers a tool call in the chat.
+   */
+  async summariseSessions(job: Pick<SummaryJob, 'query' | 'sessions'>): Promise<SummaryOutcome> {
+    const provider = this.deps.reviewProvider();
+    if (!canReview(provider)) return { kind: 'unavailable', reason: 'no background model is set up' };
+    const local = provider.kind === 'webgpu' || isLocalHost(provider.baseUrl);
+    if (!local && this.deps.online?.() === false) return { kind: 'unavailable', reason: 'offline, and the background model is not on this device' };
+    try {
+      const backend = await this.#backend.get();
+      return await backend.summariseSessions({ runId: `session-summaries-${this.#now()}-${++this.#drafts}`, ...job });
+    } catch (error) {
+      return { kind: 'unavailable', reason: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  /**
+   * The review's extra task when a memory file passed 80 % of its limit after a write
+   * (docs/learning-loop.md, "Memory consolidation"): one job in the review worker, recorded in
+   * Activity with the file before and after. Null when there is no background model.
+   */
+  async consolidateMemory(target: MemoryTarget): Promise<MemoryActivity | null> {
+    if (!canReview(this.deps.reviewProvider())) return null;
+    const base = { id: crypto.randomUUID(), target, startedAt: this.#now() };
+    this.#record(memoryActivity(base));
+    this.#setRunning(1);
+    let activity: MemoryActivity;
+    try {
+      const backend = await this.#backend.get();
+      const outcome = await backend.consolidateMemory({ runId: `memory-${base.id}`, target });
+      activity = memoryActivity(base, { outcome, endedAt: this.#now() });
+    } catch (error) {
+      activity = memoryActivity(base, { error: error instanceof Error ? error.message : String(error), endedAt: this.#now() });
+    } finally {
+      this.#setRunning(-1);
+    }
+    this.#record(activity);
+    await this.#writes;
+    return activity;
+  }
+
+  /** Merge two twin skills on evidence in the review worker (review/twinMerge.ts); writes nothing. */
+  async mergeTwins(a: string, b: string): Promise<TwinMergeOutcome> {
+    if (!canReview(this.deps.reviewProvider())) return { kind: 'refused', reason: 'no review model is set up', requests: 0 };
+    try {
+      const backend = await this.#backend.get();
+      return await backend.mergeTwins({ runId: `merge-${this.#now()}-${++this.#drafts}`, a, b });
+    } catch (error) {
+      return { kind: 'refused', reason: error instanceof Error ? error.message : String(error), requests: 0 };
     }
   }
 

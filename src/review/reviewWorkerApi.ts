@@ -14,6 +14,9 @@ import type { ReviewRequest } from './reviewScheduler';
 import type { GateJob } from '../gate/gateJob';
 import type { GateProgress, VerdictRecord } from '../gate/types';
 import type { CheckDraft } from '../gate/checkDraft';
+import type { SummaryJob, SummaryOutcome } from '../sessions/sessionSummary';
+import type { ConsolidationJob, ConsolidationOutcome } from '../memory/memoryConsolidation';
+import type { TwinMergeJob, TwinMergeOutcome } from './twinMerge';
 
 export type { GateJob } from '../gate/gateJob';
 
@@ -80,4 +83,25 @@ export interface ReviewWorkerApi {
    * fitted to its window; a failure comes back as `success: false`, never as a throw.
    */
   draftChecks(job: CheckDraftJob): Promise<CheckDraft>;
+
+  /**
+   * The background model summarises past sessions for a `session_search` query (docs/chat.md,
+   * "Session search that answers"): one request per session, each fitted to its window. Never throws: a
+   * session that fails comes back with its error, and the tool shows its snippets.
+   */
+  summariseSessions(job: SummaryJob): Promise<SummaryOutcome>;
+
+  /**
+   * The review's extra task when a memory file passed 80 % of its limit (docs/learning-loop.md,
+   * "Memory consolidation"): one request to the review model, checked mechanically, written only
+   * if no fact is lost. Never throws.
+   */
+  consolidateMemory(job: ConsolidationJob): Promise<ConsolidationOutcome>;
+
+  /**
+   * Two twin skills merged on evidence (docs/learning-loop.md, "Possible duplicates"): the review model
+   * writes one skill, the gate measures it on both skills' cases and each original on its own.
+   * Writes nothing; an offered merge is applied by the tab. Never throws.
+   */
+  mergeTwins(job: TwinMergeJob): Promise<TwinMergeOutcome>;
 }

@@ -1,6 +1,9 @@
 import * as Comlink from 'comlink';
 import type { CheckDraftJob, CuratorRunOptions, GateJob, GateJobOutcome, ReviewWorkerApi } from './reviewWorkerApi';
 import type { CheckDraft } from '../gate/checkDraft';
+import type { SummaryJob, SummaryOutcome } from '../sessions/sessionSummary';
+import type { ConsolidationJob, ConsolidationOutcome } from '../memory/memoryConsolidation';
+import type { TwinMergeJob, TwinMergeOutcome } from './twinMerge';
 import { workerName } from '../providers/requestCounter';
 import type { GateProgress } from '../gate/types';
 import type { ReviewOutcome } from './reviewRun';
@@ -73,6 +76,21 @@ export class ReviewWorkerClient implements LearningBackend {
   draftChecks(job: CheckDraftJob): Promise<CheckDraft> {
     // Comlink distributes its Remote type over the union; the value is the same draft.
     return this.guarded((api) => api.draftChecks(job) as Promise<CheckDraft>);
+  }
+
+  summariseSessions(job: SummaryJob): Promise<SummaryOutcome> {
+    // Comlink distributes its Remote type over the union; the value is the same outcome.
+    return this.guarded((api) => api.summariseSessions(job) as Promise<SummaryOutcome>);
+  }
+
+  consolidateMemory(job: ConsolidationJob): Promise<ConsolidationOutcome> {
+    // Comlink distributes its Remote type over the union; the value is the same outcome.
+    return this.guarded((api) => api.consolidateMemory(job) as Promise<ConsolidationOutcome>);
+  }
+
+  mergeTwins(job: TwinMergeJob): Promise<TwinMergeOutcome> {
+    // Comlink distributes its Remote type over the union; the value is the same outcome.
+    return this.guarded((api) => api.mergeTwins(job) as Promise<TwinMergeOutcome>);
   }
 
   ping(): Promise<number> {

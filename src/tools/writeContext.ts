@@ -14,6 +14,8 @@
  * `created_by: "agent"` marks a skill the background review agent created (origin `review`).
  * The table is where that is settled; everything else reads it.
  */
+import { ViewedFiles } from './viewedFiles';
+
 export type WriteOrigin = 'foreground' | 'review' | 'curator' | 'import' | 'user' | 'gate';
 
 /** Who a ledger entry names as having made the change. */
@@ -73,10 +75,12 @@ export interface WriteContext {
    * window applies (docs/context-window.md): tools that return long texts show them in parts.
    */
   resultRoomChars?: number;
+  /** Files already sent in this turn, so an unchanged one is not sent twice (tools/viewedFiles.ts). */
+  viewedFiles?: ViewedFiles;
 }
 
 export function createWriteContext(origin: WriteOrigin = 'foreground', sessionId?: string): WriteContext {
-  return { origin, readPaths: new Set(), sessionId };
+  return { origin, readPaths: new Set(), sessionId, viewedFiles: new ViewedFiles() };
 }
 
 /** The review-only guards (ownership, read-before-write, delete → archive) key off this. */

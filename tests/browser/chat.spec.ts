@@ -184,7 +184,12 @@ test('session_search in a second session finds the first, and the search box hig
   expect(firstSession).toBeTruthy();
 
   await page.getByRole('button', { name: 'New chat' }).click();
-  scripted.script({ toolCalls: [{ name: 'session_search', arguments: { query: 'descale kettle citric' } }] }, { text: 'You asked about this before.' });
+  // The tool call, the background model's summary of the first session (docs/chat.md, "Session search that answers"), the answer.
+  scripted.script(
+    { toolCalls: [{ name: 'session_search', arguments: { query: 'descale kettle citric' } }] },
+    { text: '- Descale the kettle with citric acid, then rinse twice.' },
+    { text: 'You asked about this before.' },
+  );
   await sendMessage(page, 'What did we say about my kettle?');
   await expect(messageItems(page).nth(1)).toContainText('You asked about this before.');
   await waitForReplyEnd(page);
@@ -197,6 +202,7 @@ test('session_search in a second session finds the first, and the search box hig
   const result = JSON.parse(toolMessage.content);
   expect(result.success).toBe(true);
   expect(JSON.stringify(result)).toContain(firstSession!);
+  expect(result.results[0].summary).toBe('- Descale the kettle with citric acid, then rinse twice.');
 
   // The search box finds it too, with the matched word highlighted.
   const search = page.getByRole('searchbox', { name: 'Search chats' });

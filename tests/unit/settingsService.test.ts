@@ -93,7 +93,7 @@ describe('Knack settings', () => {
     await service.load();
     expect(service.get('app')).toEqual(DEFAULT_SETTINGS);
     expect(service.get('skills').writeApproval).toBe('off');
-    expect(service.get('memory')).toEqual({ memoryEnabled: true, userProfileEnabled: true, writeApproval: 'off' });
+    expect(service.get('memory')).toEqual({ memoryEnabled: true, userProfileEnabled: true, writeApproval: 'off', sessionSummaries: true, pinned: { memory: [], user: [] } });
     expect(service.get('curator')).toEqual({ lastRunAt: null, runCount: 0, lastSummary: '' });
   });
 

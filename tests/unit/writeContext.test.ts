@@ -1,3 +1,4 @@
+import { ViewedFiles } from '../../src/tools/viewedFiles';
 import { describe, expect, it } from 'vitest';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
 import {
@@ -47,7 +48,7 @@ describe('the write-origin table (docs/write-origins.md)', () => {
 
   it('a context starts with nothing read; only the review origin is review', () => {
     const context = createWriteContext('review', 's1');
-    expect(context).toEqual({ origin: 'review', readPaths: new Set(), sessionId: 's1' });
+    expect(context).toEqual({ origin: 'review', readPaths: new Set(), sessionId: 's1', viewedFiles: new ViewedFiles() });
     expect(isReview(context)).toBe(true);
     expect(isReview(createWriteContext())).toBe(false);
   });

@@ -6,6 +6,7 @@ import { SKILLS_ROOT, SUPPORT_DIRS, type CatalogEntry } from '../skillCatalog';
 import { matchesPlatform, sortForListing } from '../skillFilters';
 import type { WriteContext } from '../../tools/writeContext';
 import { partNote, textPart } from '../../tools/resultRoom';
+import { ViewedFiles } from '../../tools/viewedFiles';
 import type { SkillEngine, SkillVerificationView } from '../skillEngine';
 import { forgedToolsForModel, type ForgedToolModelView } from '../forgedToolState';
 
@@ -27,6 +28,27 @@ function contentPart(text: string, args: SkillViewArgs, context: WriteContext, c
   const part = textPart(text, offset, context.resultRoomChars);
   const note = partNote(part, call);
   return note ? { content: part.text, content_part: { from: part.from, to: part.to, total: part.total, next_offset: part.nextOffset }, part_note: note } : { content: part.text };
+}
+
+/**
+ * The short answer to a second view of the same unchanged text in this turn (tools/viewedFiles.ts):
+ * the model already has it, so the result says so instead of sending it again. Null the first
+ * time, or when the text changed, and then the text is remembered.
+ */
+function repeatNotice(path: string, args: SkillViewArgs, context: WriteContext, content: Record<string, unknown>, shown: Record<string, unknown>): ToolOutcome | null {
+  const viewed = context.viewedFiles;
+  if (!viewed || typeof content.content !== 'string') return null;
+  const offset = typeof args.offset === 'number' && Number.isFinite(args.offset) ? Math.max(0, Math.floor(args.offset)) : 0;
+  const key = ViewedFiles.key(path, offset);
+  if (!viewed.alreadySent(key, content.content)) {
+    viewed.remember(key, content.content);
+    return null;
+  }
+  return ok({
+    ...shown,
+    already_in_conversation: true,
+    message: `${String(shown.file ?? 'SKILL.md')} of skill '${String(shown.name)}' has not changed since you viewed it earlier in this conversation; it is not sent again. Use the copy above.`,
+  });
 }
 
 const isAbsoluteLike = (value: string) => value.startsWith('/') || value.startsWith('\\') || /^[a-zA-Z]:/.test(value);
@@ -117,12 +139,19 @@ export class SkillViewTool {
     const warnings = findInjectionPhrases(text);
     const verification = await this.verificationOf(entry.name);
     const forgedTools = await this.forgedToolsOf(entry.name);
+    const content = contentPart(renderTemplateVars(text, entry.dir, context.sessionId), args, context, `skill_view(name='${entry.name}', offset={offset})`);
+    const repeat = repeatNotice(skillMdPath, args, context, content, {
+      name: meta.name ?? entry.name,
+      path: `${entry.dir.slice(SKILLS_ROOT.length + 1)}/SKILL.md`,
+      skill_dir: entry.dir,
+    });
+    if (repeat) return repeat;
     return ok({
       name: meta.name ?? entry.name,
       description: meta.description ?? '',
       tags: meta.tags,
       related_skills: meta.relatedSkills,
-      ...contentPart(renderTemplateVars(text, entry.dir, context.sessionId), args, context, `skill_view(name='${entry.name}', offset={offset})`),
+      ...content,
       path: `${entry.dir.slice(SKILLS_ROOT.length + 1)}/SKILL.md`,
       skill_dir: entry.dir,
       linked_files: files,
@@ -178,7 +207,10 @@ export class SkillViewTool {
     context.readPaths.add(path);
     const dot = filePath.lastIndexOf('.');
     const read = `skill_view(name='${entry.name}', file_path='${filePath}', offset={offset})`;
-    return ok({ name: entry.name, file: filePath, ...contentPart(textDecoder.decode(bytes), args, context, read), file_type: dot > 0 ? filePath.slice(dot) : '' });
+    const content = contentPart(textDecoder.decode(bytes), args, context, read);
+    const repeat = repeatNotice(path, args, context, content, { name: entry.name, file: filePath });
+    if (repeat) return repeat;
+    return ok({ name: entry.name, file: filePath, ...content, file_type: dot > 0 ? filePath.slice(dot) : '' });
   }
 }
 

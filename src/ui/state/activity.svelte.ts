@@ -35,6 +35,17 @@ class ActivityFeed {
     })();
     return this.#starting;
   };
+
+  /** Undoes a memory consolidation (app/memoryConsolidationServices.ts); the error to show, or null. */
+  undoConsolidation = async (id: string): Promise<string | null> => {
+    try {
+      const [app, { undoMemoryConsolidation }] = await Promise.all([appServices(), import('../../app/memoryConsolidationServices')]);
+      const outcome = await undoMemoryConsolidation(app, id);
+      return outcome.success ? null : outcome.error;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  };
 }
 
 export const activityFeed = new ActivityFeed();

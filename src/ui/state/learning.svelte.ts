@@ -6,6 +6,7 @@
  * for the gate: runs, their triggers and the permission question live in the loop
  * (review/gateRuns.ts); here is only what the views show of them.
  */
+import type { TwinMergeOutcome } from '../../review/twinMerge';
 import type { LearningCounters } from '../../agent/learningCounters';
 import { appServices } from '../../app/services';
 import { IdleClock, type LearningLoop, type LearningNotice, type TurnReport } from '../../review/learningLoop';
@@ -192,6 +193,15 @@ class LearningState {
       return await (await this.#ready()).draftChecks(skill, prompt);
     } catch (error) {
       return { success: false, error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  /** Two twin skills merged on evidence in the review worker (review/twinMerge.ts); writes nothing (never throws). */
+  async mergeTwins(a: string, b: string): Promise<TwinMergeOutcome> {
+    try {
+      return await (await this.#ready()).mergeTwins(a, b);
+    } catch (error) {
+      return { kind: 'refused', reason: error instanceof Error ? error.message : String(error), requests: 0 };
     }
   }
 

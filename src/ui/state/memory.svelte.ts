@@ -25,6 +25,8 @@ class MemoryViewState {
   loadError = $state<string | null>(null);
   notice = $state<MemoryNotice | null>(null);
   busy = $state(false);
+  /** Entries the user pinned, by text (settings `memory.pinned`): a consolidation never touches them. */
+  pinned = $state<Record<MemoryTarget, string[]>>({ memory: [], user: [] });
   private stop: (() => void) | null = null;
   private users = 0;
 
@@ -47,6 +49,7 @@ class MemoryViewState {
       const s = await store();
       const [memory, user] = await Promise.all([s.read('memory'), s.read('user')]);
       this.files = { memory, user };
+      this.pinned = (await (await appServices()).settings.read('memory')).pinned ?? { memory: [], user: [] };
       this.loadError = null;
     } catch (err) {
       this.loadError = `Memory could not be read: ${(err as Error)?.message ?? String(err)}`;
@@ -59,6 +62,19 @@ class MemoryViewState {
     this.run(async (s) => s.replace(target, entry, content, USER_EDIT));
 
   remove = (target: MemoryTarget, entry: string): Promise<boolean> => this.run(async (s) => s.remove(target, entry, USER_EDIT));
+
+  isPinned = (target: MemoryTarget, entry: string): boolean => this.pinned[target].includes(entry);
+
+  /** Pins or unpins an entry (stored with the memory settings, read by the consolidation in the worker). */
+  togglePin = async (target: MemoryTarget, entry: string): Promise<void> => {
+    const app = await appServices();
+    const stored = await app.settings.update('memory', (current) => {
+      const list = current.pinned?.[target] ?? [];
+      const next = list.includes(entry) ? list.filter((text) => text !== entry) : [...list, entry];
+      return { pinned: { ...(current.pinned ?? { memory: [], user: [] }), [target]: next } };
+    });
+    this.pinned = stored.pinned;
+  };
 
   dismissNotice = (): void => {
     this.notice = null;

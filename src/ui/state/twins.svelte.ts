@@ -1,0 +1,63 @@
+/**
+ * Possible duplicates in the Skills view (docs/learning-loop.md, "Possible duplicates"): the twin pairs
+ * of the library (app/twinServices.ts), re-read when a skill changes; Merge runs the proof in the
+ * review worker (through the learning loop) and, when the merged skill is at least as good on
+ * both skills' cases, offers it; Apply creates it and archives the two.
+ */
+import type { TwinPair } from '../../curator/twins';
+import type { TwinMergeOutcome } from '../../review/twinMerge';
+import { appServices } from '../../app/services';
+import { learning } from './learning.svelte';
+
+export type MergeState = { kind: 'running' } | { kind: 'applying' } | { kind: 'applied'; message: string } | { kind: 'error'; message: string } | TwinMergeOutcome;
+
+const keyOf = (pair: Pick<TwinPair, 'a' | 'b'>) => `${pair.a}\u0000${pair.b}`;
+
+class TwinsState {
+  pairs = $state.raw<TwinPair[]>([]);
+  merges = $state<Record<string, MergeState>>({});
+  /** The last applied merge, shown after its pair has left the list. */
+  notice = $state<string | null>(null);
+  #started = false;
+
+  start = (): void => {
+    if (this.#started) return;
+    this.#started = true;
+    void this.reload();
+    void appServices().then((app) =>
+      app.changes.subscribe((change) => {
+        if (change.type === 'skill-changed' || change.type === 'skills-rescanned') void this.reload();
+      }),
+    );
+  };
+
+  reload = async (): Promise<void> => {
+    try {
+      const [{ listTwins }, skills] = await Promise.all([import('../../app/twinServices'), (await appServices()).skills()]);
+      this.pairs = await listTwins(skills);
+    } catch (error) {
+      console.warn('[knack] possible duplicates could not be read', error);
+    }
+  };
+
+  stateOf = (pair: TwinPair): MergeState | null => this.merges[keyOf(pair)] ?? null;
+
+  merge = async (pair: TwinPair): Promise<void> => {
+    const key = keyOf(pair);
+    this.merges[key] = { kind: 'running' };
+    this.merges[key] = await learning.mergeTwins(pair.a, pair.b);
+  };
+
+  apply = async (pair: TwinPair): Promise<void> => {
+    const key = keyOf(pair);
+    const offer = this.merges[key];
+    if (!offer || offer.kind !== 'offered') return;
+    this.merges[key] = { kind: 'applying' };
+    const [{ applyMerge }, skills] = await Promise.all([import('../../app/twinServices'), (await appServices()).skills()]);
+    const result = await applyMerge(skills, { a: pair.a, b: pair.b, name: offer.name, markdown: offer.markdown, evals: offer.evals });
+    this.merges[key] = result.ok ? { kind: 'applied', message: result.message } : { kind: 'error', message: result.error };
+    this.notice = result.ok ? result.message : null;
+  };
+}
+
+export const twins = new TwinsState();
