@@ -8,7 +8,7 @@
 import type { ConflictChoice } from '../../skills/threeWayMerge';
 import type { ScanResult } from '../../skills/scanner';
 import { checkForUpdates, commitUpdate, isEditedHere, prepareUpdate, statusWords, type PreparedUpdate, type SkillUpdateState, type UpdateConsent } from '../../install/update';
-import type { ReadUpstream } from '../../install/upstreamTypes';
+import type { ReadUpstream } from '../../install/upstream';
 import { skillsLibrary } from './skills.svelte';
 
 /** A scan verdict the user must confirm (caution) or override (dangerous) before the update is written. */
