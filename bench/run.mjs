@@ -56,7 +56,14 @@ const NODE_BENCHES = [
  * own context (service workers allowed), the network, reloads. Each gets the browser and the
  * app's URL, and its result lands under its name.
  */
-const RUNNER_BENCHES = [{ name: 'offlineColdStart', run: (browser, baseUrl) => offlineColdStart(browser, baseUrl) }];
+const RUNNER_BENCHES = [
+  { name: 'offlineColdStart', run: (browser, baseUrl) => offlineColdStart(browser, baseUrl) },
+  // Its own Chromium: the rig's hosts are mapped at launch (docs/install.md, "Testing").
+  {
+    name: 'install',
+    run: async (_browser, baseUrl) => (await runnerImport(path.join(root, 'bench/node/installBench.ts'), { configFile: false, logLevel: 'silent' })).module.runInstallBench(baseUrl),
+  },
+];
 
 const log = (...args) => console.error('[bench]', ...args);
 const selected = (name) => !only || only.has(name);

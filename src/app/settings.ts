@@ -14,6 +14,7 @@ import type { MemoryApprovalMode } from '../memory/memoryTool';
 import { defaultSkillSettings, type SkillSettings } from '../skills/skillEngine';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../gate/gateSettings';
 import { isEvidencePolicy } from '../gate/policy';
+import { DEFAULT_INSTALL_SETTINGS, normalizeInstallSettings, type InstallSettings } from '../install/installSettings';
 import { newChatModel, resolveChatModel, type ChatModelChoice } from './chatModels';
 import { DEFAULT_SETTINGS, mergeSettings, normalizeSettings, reviewKey, reviewProviderSettings, toolProtocolFor, type KnackSettings } from './appSettings';
 
@@ -34,6 +35,8 @@ export interface KnackSettingsSchema {
   memory: MemorySettings;
   curator: CuratorState;
   gate: GateSettings;
+  /** Install from a link: the optional GitHub token (install/installSettings.ts). */
+  install: InstallSettings;
 }
 
 export type KnackSettingsService = SettingsService<KnackSettingsSchema>;
@@ -80,6 +83,7 @@ export function createSettingsService(
     memory: { record: 'memory', defaults: { ...defaultMemorySettings }, normalize: withDefaults(defaultMemorySettings) },
     curator: { record: 'curatorState', defaults: emptyCuratorState(), normalize: withDefaults(emptyCuratorState()) },
     gate: { record: 'gate', defaults: structuredClone(DEFAULT_GATE_SETTINGS) as GateSettings, normalize: normalizeGateSettings },
+    install: { record: 'install', defaults: structuredClone(DEFAULT_INSTALL_SETTINGS), normalize: normalizeInstallSettings },
   });
 }
 

@@ -13,7 +13,8 @@ export function isGzip(bytes: Uint8Array): boolean {
   return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 }
 
-const CHUNK = 16 * 1024;
+// Deflate expands at most ~1032:1, so 512 input bytes per push overshoot a limit by ≤ ~0.5 MB (as zipArchive.ts).
+const CHUNK = 512;
 
 /** Gunzips at most `limit` bytes; null when the output would pass it (a bomb or simply too large). */
 export function gunzipLimited(bytes: Uint8Array, limit: number): { bytes: Uint8Array } | { error: string; produced: number } {
