@@ -158,9 +158,7 @@ class SkillUpdates {
       const source = (await engine.usage.find(name))?.installed_from;
       const dir = engine.catalog.findByName(name)[0]?.dir;
       if (!source || !dir) {
-        const next = new Map(this.states);
-        next.delete(name);
-        this.states = next;
+        this.states = new Map([...this.states].filter(([key]) => key !== name));
         return;
       }
       const edited = await isEditedHere(engine, { name, dir, source });
