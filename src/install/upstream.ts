@@ -11,7 +11,7 @@ import { githubHosts, listGithub, parseGithubSourceKey } from './sources/githubS
 import { listWellKnown } from './sources/wellKnownSource';
 import { listClawhub } from './sources/clawhubSource';
 import { listRawSkill } from './sources/rawSkillSource';
-import type { SourceListing, UpstreamListing, UpstreamSkill } from './sourceTypes';
+import type { SourceListing, UpstreamListing } from './sourceTypes';
 
 export type { UpstreamListing, UpstreamSkill } from './sourceTypes';
 

@@ -14,6 +14,7 @@ import { skillLockKey, type SkillEngine } from './skillEngine';
 import { VERIFICATION_SIDECAR_FILE } from './zipExport';
 import { throttledProgress, type LongTaskOptions } from '../storage/progress';
 import type { InstalledSource } from './installedSource';
+import { findSkillFolders, innermostAround, SUPPORT_FOLDERS } from './skillFolders';
 import { DEFAULT_ZIP_LIMITS, isZip, readZip, type RefusedEntry, type ZipFile, type ZipLimits } from './zipArchive';
 
 /** What importing a skill needs from the user: nothing, a confirmation, or an explicit override. */
@@ -101,7 +102,7 @@ export interface PlanSourceFiles {
   inflatedBytes: number;
 }
 
-const SUPPORT_FOLDERS = new Set(['references', 'templates', 'scripts', 'assets', 'evals', 'tools']);
+
 
 export function decisionFor(verdict: Verdict, trusted: boolean): ImportDecision {
   if (verdict === 'dangerous') return 'override';
@@ -128,36 +129,6 @@ function directoryName(candidates: string[]): { name: string; cleaned: boolean }
     .slice(0, MAX_NAME_LENGTH)
     .replace(/-+$/, '');
   return { name: cleaned || 'imported-skill', cleaned: true };
-}
-
-/**
- * Folders that directly hold a SKILL.md, outermost first. A skill nested in another skill's
- * folder (`parent/child/SKILL.md`) is a skill of its own, as the catalogue finds it; a SKILL.md
- * under a skill's support folders (`references/`, `templates/`…) is one of that skill's files.
- * Only the outermost ones become import candidates; the nested ones travel inside them.
- */
-function findSkillFolders(paths: string[]): string[] {
-  const folders = paths
-    .filter((path) => path === 'SKILL.md' || path.endsWith('/SKILL.md'))
-    .map((path) => path.slice(0, Math.max(0, path.length - 'SKILL.md'.length - 1)))
-    .sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
-  const chosen: string[] = [];
-  for (const folder of folders) {
-    const outer = innermostAround(folder, chosen);
-    const inner = outer === null ? '' : folder.slice(outer === '' ? 0 : outer.length + 1);
-    if (outer === null || !inner.split('/').some((segment) => SUPPORT_FOLDERS.has(segment))) chosen.push(folder);
-  }
-  return chosen;
-}
-
-/** The deepest of `folders` that strictly contains `folder`, or null. */
-function innermostAround(folder: string, folders: string[]): string | null {
-  let found: string | null = null;
-  for (const outer of folders) {
-    if (outer === folder || !(outer === '' || folder.startsWith(`${outer}/`))) continue;
-    if (found === null || outer.length > found.length) found = outer;
-  }
-  return found;
 }
 
 const stringOr = (value: unknown): string | null => (typeof value === 'string' && value.trim() ? value : null);
@@ -239,20 +210,6 @@ export const NEEDS_DESCRIPTION_WARNING =
 function loadWithoutFrontmatter(loaded: LenientLoadResult, folderName: string): (LenientSkill & { needsDescription?: boolean }) | LenientLoadError {
   if (loaded.ok || loaded.code !== 'no_frontmatter') return loaded;
   return { ok: true, name: folderName, description: '', frontmatter: {}, body: '', bodyOffset: 0, warnings: [NEEDS_DESCRIPTION_WARNING], repaired: false, needsDescription: true };
-}
-
-/** Every folder that holds a skill of its own (nested ones too, support folders excepted), outermost first. */
-export function skillFoldersIn(paths: string[]): string[] {
-  return findSkillFolders(paths);
-}
-
-/**
- * The folders of the skills a list of paths holds, outermost only (nested skills travel inside
- * them): what one import candidate each, or one upstream skill each, is made of.
- */
-export function outermostSkillFolders(paths: string[]): string[] {
-  const folders = findSkillFolders(paths);
-  return folders.filter((folder) => innermostAround(folder, folders) === null);
 }
 
 /** Reads, loads and scans an archive. Writes nothing. */
@@ -482,14 +439,8 @@ async function importBatch(engine: SkillEngine, plan: ImportPlan, batch: readonl
       effects: {
         ledger: entries[i],
         // Nested skills start staged and imported too, under names no other skill has yet.
-        usage: [...(replacing ? [{ op: 'forget' as const, name }] : []), ...[name, ...newNestedNames(engine, name, skill)].map((created) => ({
-            op: 'created' as const,
-            name: created,
-            source: 'import' as const,
-            // The source record belongs to the installed skill itself, not to the skills nested in it.
-            ...(created === name && sources[skill.id] ? { installedFrom: sources[skill.id] } : {}),
-          })),
-        ],
+        // A link install's source record is the installed skill's own, not its nested skills'.
+        usage: [...(replacing ? [{ op: 'forget' as const, name }] : []), ...[name, ...newNestedNames(engine, name, skill)].map((created) => ({ op: 'created' as const, name: created, source: 'import' as const, ...(created === name && sources[skill.id] ? { installedFrom: sources[skill.id] } : {}) }))],
       },
     }));
     if (engine.committer.commitMany) await engine.committer.commitMany(`import ${batch.length === 1 ? batch[0]!.name : `${batch.length} skills`}`, items);

@@ -9,6 +9,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from '@playwri
 import { test, expect } from './fixtures';
 import { chromiumLaunch } from '../../playwright.config';
 import { FIXTURE_OWNER, FIXTURE_REPO, GOOD_TOKEN, startInstallRig, type InstallRig } from '../fixtures/installRig';
+import { openLearningApp } from './learningSupport';
+import { answerByContent, turnOffAutomaticRuns, verdictWord } from './gateHarness';
 
 let rig: InstallRig;
 let browser: Browser;
@@ -150,4 +152,22 @@ test('a host without CORS gets a message saying what to do instead; offline says
   await dialog.getByRole('button', { name: 'Look up' }).click();
   await expect(dialog.getByRole('alert')).toContainText('Paste the repository or folder link instead');
   expect(rig.requests.length).toBe(before);
+});
+
+test('a skill that ships its cases is proven on the user\'s own model in one step after install', async ({ scripted }) => {
+  await openLearningApp(page, scripted);
+  await turnOffAutomaticRuns(page);
+  answerByContent(scripted, { 'pdf-tools': 'helps' });
+  await page.goto('/#/skills');
+  await expect(page.getByRole('button', { name: 'New skill' })).toBeVisible();
+  await lookUp(`https://github.com/${FIXTURE_OWNER}/${FIXTURE_REPO}/tree/main/skills/pdf-tools`);
+  await expect(review().getByRole('checkbox', { name: 'Import pdf-tools', exact: true })).toBeVisible();
+  await importAll();
+  const offer = page.getByRole('region', { name: 'Verify installed skills' }).getByRole('listitem', { name: 'pdf-tools' });
+  // Named after the model a new chat uses (the scripted server's), not a placeholder.
+  await offer.getByRole('button', { name: /^Verify on (?!your model)\S+/ }).click();
+  // The gate's own run, on the chat's model, with the cases the skill brought.
+  await expect(page.getByRole('heading', { name: 'pdf-tools', exact: true })).toBeVisible();
+  await expect(verdictWord(page)).toHaveText('promoted', { timeout: 60_000 });
+  expect(scripted.chatRequests().some((request) => JSON.stringify(request.body).includes('pdf-tools 1: write the release note line'))).toBe(true);
 });

@@ -6,7 +6,7 @@
  * (100755 is executable); links and submodules are never fetched.
  */
 import { DEFAULT_ZIP_LIMITS, isJunkPath, unsafePathReason, type RefusedEntry, type ZipFile } from '../../skills/zipArchive';
-import { outermostSkillFolders, skillFoldersIn } from '../../skills/zipImport';
+import { outermostSkillFolders, skillFoldersIn } from '../../skills/skillFolders';
 import { gitBlobSha } from '../digest';
 import { InstallError, mapLimited, type InstallNetwork } from '../installNetwork';
 import type { FetchedFiles, ListedSkill, SourceListing } from '../sourceTypes';

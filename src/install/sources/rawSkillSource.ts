@@ -22,7 +22,7 @@ export function linkedSupportFiles(markdown: string): string[] {
     const path = candidate.replace(/[#?].*$/, '').replace(/^\.\//, '');
     if (!path || /^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/')) continue;
     if (!LINKED_FOLDERS.includes(path.split('/')[0]!) || path.endsWith('/')) continue;
-    let decoded = path;
+    let decoded: string;
     try {
       decoded = decodeURIComponent(path);
     } catch {

@@ -43,7 +43,7 @@ describe('GitHub source', () => {
     expect(pdf.files.find((file) => file.path === 'scripts/fill.sh')).toMatchObject({ mode: 0o755, executable: true });
     expect(pdf.files.find((file) => file.path === 'SKILL.md')).toMatchObject({ mode: 0o644 });
     expect(pdf.warnings.join('\n')).toContain("'skills/pdf-tools/guide-link.md' was not imported: symbolic link");
-    expect(text(pdf.files.find((file) => file.path === 'evals/evals.json')?.bytes)).toContain('Fill the form');
+    expect(text(pdf.files.find((file) => file.path === 'evals/evals.json')?.bytes)).toContain('pdf-tools 1: write the release note line');
     const source = found.sources[pdf.id]!;
     const folderTree = rig.repo.tree.find((entry) => entry.path === 'skills/pdf-tools')!.sha;
     expect(source).toMatchObject({ kind: 'github', sourceKey: `github:${FIXTURE_OWNER}/${FIXTURE_REPO}@HEAD`, path: 'skills/pdf-tools', revision: rig.repo.commit, upstreamDigest: `git-tree:${folderTree}`, url: `${repoLink}/tree/HEAD/skills/pdf-tools` });
@@ -162,6 +162,28 @@ describe('ClawHub and raw sources', () => {
 });
 
 describe('limits', () => {
+  it('reports progress per file and stops at Cancel, starting no new request', async () => {
+    const abort = new AbortController();
+    const progress: string[] = [];
+    let rawStarted = 0;
+    // The user presses Cancel while the third file is on its way.
+    const cancellingFetch: typeof fetch = (input, init) => {
+      if (String(input).startsWith(rig.hosts.githubRaw) && ++rawStarted === 3) abort.abort();
+      return fetch(input, init);
+    };
+    const error = await lookUpLink(`https://github.com/${FIXTURE_OWNER}/${FIXTURE_REPO}`, {
+      ...options,
+      fetch: cancellingFetch,
+      signal: abort.signal,
+      onProgress: (p) => progress.push(p.phase),
+    }).catch((e: unknown) => e);
+    expect((error as Error).name).toBe('CancelledError');
+    expect(progress).toContain('Downloading files');
+    // Requests already started may finish; none starts after Cancel (six run side by side).
+    expect(rawStarted).toBeLessThanOrEqual(6);
+    expect(rig.requests.filter((r) => r.host === 'githubRaw').length).toBeLessThanOrEqual(6);
+  });
+
   it('turns a fetch TypeError into the CORS message, or the offline one when offline', async () => {
     const failing: typeof fetch = () => Promise.reject(new TypeError('Failed to fetch'));
     await expect(lookUpLink(rig.urls.wellKnown, { ...options, fetch: failing })).rejects.toThrow('does not allow the browser to read it');
