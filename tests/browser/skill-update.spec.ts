@@ -47,9 +47,13 @@ async function install(n: number): Promise<void> {
 
 const row = (name: string) => page.getByRole('list', { name: 'Skills' }).getByRole('button').filter({ hasText: name });
 
+/** Clicks Check for updates and waits for that check to finish (the notice counts finished checks). */
 async function checkForUpdates(): Promise<void> {
+  const notice = page.getByTestId('update-notice');
+  const before = Number(await notice.getAttribute('data-checks'));
   await page.getByRole('button', { name: 'Check for updates' }).click();
-  await expect(page.getByTestId('update-notice')).toContainText('Checked');
+  await expect(notice).toHaveAttribute('data-checks', String(before + 1));
+  await expect(notice).toContainText('Checked');
 }
 
 async function open(name: string): Promise<void> {

@@ -33,6 +33,8 @@ class SkillUpdates {
   /** By skill name: the last check's answer. Raw: replaced whole after each check or update. */
   states = $state.raw<ReadonlyMap<string, SkillUpdateState>>(new Map());
   checkedAt = $state<Date | null>(null);
+  /** Finished checks this page: the view exposes it so a test can wait for the next one. */
+  checks = $state(0);
   notice = $state<string | null>(null);
   error = $state<string | null>(null);
   /** The skill being updated, while its files are fetched and written. */
@@ -69,6 +71,7 @@ class SkillUpdates {
       this.error = `Check for updates failed: ${error instanceof Error ? error.message : String(error)}`;
     } finally {
       this.checking = false;
+      this.checks += 1;
       this.#abort = null;
     }
   };
