@@ -95,9 +95,11 @@ test('updates an unedited skill from its source, and rolls the update back in on
   await expect(entries.nth(0)).toContainText('Updated from its source');
   await entries.nth(0).getByRole('button', { name: /^Rollback/ }).click();
   await page.getByRole('dialog', { name: 'Roll back this change?' }).getByRole('button', { name: 'Roll back' }).click();
-  await expect.poll(() => readText('skills/skill-1/references/notes.md')).toBe('Notes for skill 1.\n');
-  await expect.poll(() => installedRevision('skill-1')).toBe(installed);
+  // The status changes once the rollback is committed: only then are the files read (a read
+  // racing the app's atomic replace of a file fails in Chromium's OPFS).
   await expect(status()).toHaveText('Status: update available');
+  expect(await readText('skills/skill-1/references/notes.md')).toBe('Notes for skill 1.\n');
+  expect(await installedRevision('skill-1')).toBe(installed);
 });
 
 test('updates an edited skill by merging the upstream change into the edit', async () => {
@@ -140,9 +142,9 @@ for (const side of ['Keep mine', 'Take theirs'] as const) {
     await expect(conflict.getByRole('button', { name: side })).toHaveAttribute('aria-pressed', 'true');
     await dialog.getByRole('button', { name: 'Apply' }).click();
     await expect(dialog).toBeHidden();
-    await expect.poll(() => readText('skills/skill-3/SKILL.md')).toBe(side === 'Keep mine' ? mine : theirs);
-    await expect.poll(() => installedRevision('skill-3')).toBe(rig.repo.commit);
     await expect(status()).toHaveText(side === 'Keep mine' ? 'Status: edited here' : 'Status: up to date');
+    expect(await readText('skills/skill-3/SKILL.md')).toBe(side === 'Keep mine' ? mine : theirs);
+    expect(await installedRevision('skill-3')).toBe(rig.repo.commit);
   });
 }
 
@@ -164,7 +166,8 @@ test('an edited conflict writes the text typed, and Cancel writes nothing', asyn
   await dialog.getByRole('button', { name: 'Edit' }).click();
   await dialog.getByRole('textbox', { name: /^Merged text for/ }).fill('Both: mine and theirs.');
   await dialog.getByRole('button', { name: 'Apply' }).click();
-  await expect.poll(() => readText('skills/skill-1/SKILL.md')).toBe(ORIGINAL(1).replace('Use this skill for fixture task number 1.', 'Both: mine and theirs.'));
+  await expect(status()).toHaveText('Status: edited here');
+  expect(await readText('skills/skill-1/SKILL.md')).toBe(ORIGINAL(1).replace('Use this skill for fixture task number 1.', 'Both: mine and theirs.'));
 });
 
 test('an update the scanner finds dangerous is not applied without the override', async () => {
@@ -184,6 +187,6 @@ test('an update the scanner finds dangerous is not applied without the override'
 
   await update.click();
   await question.getByRole('button', { name: 'Update anyway' }).click();
-  await expect.poll(() => readText('skills/skill-2/SKILL.md')).toBe(dangerous);
   await expect(status()).toHaveText('Status: up to date');
+  expect(await readText('skills/skill-2/SKILL.md')).toBe(dangerous);
 });
