@@ -49,6 +49,8 @@ export const budgets = [
   // SPEC §7.1 "Cost": at most one summary request per 5 user turns at 4,096, per 3 at 2,048.
   { key: 'summaryRequests30TurnsAt4096', limit: 6, unit: 'requests', path: 'contextBudget.chat30TurnsAt4096.summaryRequests', spec: 'summary requests in a 30-turn chat at 4,096 (honest summariser)' },
   { key: 'summaryRequests15TurnsAt2048', limit: 5, unit: 'requests', path: 'contextBudget.chat15TurnsAt2048.summaryRequests', spec: 'summary requests in a 15-turn chat at 2,048 (honest summariser)' },
+  { key: 'threeWayMerge100KB', limit: 50, unit: 'ms p50', path: 'threeWayMerge100KB.merge.p50', spec: 'three-way merge of a 100 KB SKILL.md edited on both sides (docs/install.md)' },
+  { key: 'checkForUpdates1000Requests', limit: 20, unit: 'requests', path: 'checkForUpdates1000.requests', spec: 'Check for updates over 1,000 installed skills from 20 sources: source reads' },
   { key: 'forgedToolCold', limit: 100, unit: 'ms', path: 'forgedTools.sandbox.coldFirstInPageMs', spec: 'forged tool call in the sandbox, cold (first call in the page: engine, worker, call)' },
   { key: 'forgedToolWarm', limit: 5, unit: 'ms p50', path: 'forgedTools.sandbox.warm.p50', spec: 'forged tool call in the sandbox, warm (round trip from the page)' },
   { key: 'forgedToolCorrect', limit: 0, unit: 'wrong answers of 20', path: 'forgedTools.withToolWrong', spec: 'discount + VAT + rounding questions answered through the forged tool: wrong answers' },
