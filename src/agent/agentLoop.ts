@@ -32,6 +32,8 @@ export interface PreparedRequest {
   tokens?: number;
   /** Tokens the window has left for the results of this call's tool calls, all of them together. */
   resultRoomTokens?: number;
+  /** Views whose latest copy this request does not carry whole (agent/viewCopies.ts): the turn's record forgets them. */
+  viewsNotWhole?: readonly string[];
 }
 
 /** Characters per token assumed for a result's room: JSON packs fewer characters a token than prose. */
@@ -223,6 +225,12 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<TurnResul
   };
   const tools = toolSpecs(registry);
   const prepare = options.prepareCall ?? (async (turn: readonly ChatMessage[]): Promise<PreparedRequest> => ({ systemPrompt: options.systemPrompt, messages: [...options.history, ...turn], tools }));
+  // A file the request did not carry whole is sent again by the next view, not answered with a notice (docs/skill-tools.md).
+  const prepareRequest = async (): Promise<PreparedRequest> => {
+    const request = await prepare(added);
+    if (request.viewsNotWhole?.length) options.context.viewedFiles?.forget(request.viewsNotWhole);
+    return request;
+  };
   const ids = new ToolCallIds(options.history);
   let lengthRetried = false;
   let modelCalls = 0;
@@ -242,12 +250,12 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<TurnResul
     modelCalls += 1;
     onEvent?.({ type: 'model-call', iteration });
 
-    let request = await prepare(added);
+    let request = await prepareRequest();
     let reply = await callModel(options, request, ids);
     if (reply.error instanceof ProviderError && reply.error.contextTooLong && !reply.text && options.recoverFromLength && !lengthRetried && !signal?.aborted) {
       // The window was smaller than known: it is learned, the request made to fit, and sent once more.
       lengthRetried = true;
-      if (await options.recoverFromLength(reply.error)) reply = await callModel(options, (request = await prepare(added)), ids);
+      if (await options.recoverFromLength(reply.error)) reply = await callModel(options, (request = await prepareRequest()), ids);
     }
     const { text, calls, stopped, cutOff, error } = reply;
     if (error) {

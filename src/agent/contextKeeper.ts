@@ -41,6 +41,8 @@ export interface PreparedCall {
   /** The request's tokens as counted (the server's own count calibrates the counter). */
   tokens: number;
   resultRoomTokens: number;
+  /** Views whose latest copy this request does not carry whole (agent/viewCopies.ts). */
+  viewsNotWhole: string[];
 }
 
 /** What happened while fitting, for the chat's quiet notes. */
@@ -95,6 +97,7 @@ export class ContextKeeper {
       tokens: fit.tokens,
       // What the results of this call's tools may take: up to the prompt limit, less the call itself (~100).
       resultRoomTokens: Math.max(0, this.deps.plan.promptLimit - fit.tokens - 100),
+      viewsNotWhole: fit.viewsNotWhole,
     };
   }
 

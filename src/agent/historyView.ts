@@ -65,12 +65,17 @@ function latestCallBlock(messages: readonly ChatMessage[]): number {
   return -1;
 }
 
-/** Cuts tool results before the latest reply block that count more than `threshold` tokens. */
-export function cutOldResults(messages: ChatMessage[], counter: TokenCounter, threshold: number): { messages: ChatMessage[]; cut: number } {
+/**
+ * Cuts tool results before the latest reply block that count more than `threshold` tokens, except
+ * the results named in `keep` (by call id): the copies that the latest block's repeat notices mean
+ * (agent/viewCopies.ts).
+ */
+export function cutOldResults(messages: ChatMessage[], counter: TokenCounter, threshold: number, keep: ReadonlySet<string> = new Set()): { messages: ChatMessage[]; cut: number } {
   const keepFrom = latestCallBlock(messages);
   let cut = 0;
   const out = messages.map((message, at) => {
     if (message.role !== 'tool' || at > keepFrom || counter.countText(message.content) <= threshold) return message;
+    if (message.toolCallId !== undefined && keep.has(message.toolCallId)) return message;
     // Cut inside the JSON, so the model still reads a valid result (docs/context-window.md).
     const content = cutToolResult(message.content, CUT_KEEP_CHARS + 200);
     if (content === message.content) return message;

@@ -12,6 +12,7 @@ import { countMessages, type ContextPlan } from './contextBudget';
 import { assembleHistory, blockStarts, cutOldResults, cutResult, cutThreshold, splitLines, suffixSums, type SessionSummary } from './historyView';
 import { cutToolArguments, cutToolResult } from './jsonCut';
 import { toModelHistory } from './modelHistory';
+import { copiesMeantByLatestBlock, honestNotices } from './viewCopies';
 
 export interface FitInput {
   lines: readonly ChatLine[];
@@ -35,6 +36,8 @@ export interface FittedRequest {
   leftOut: number;
   /** Old tool results cut for this call. */
   cutResults: number;
+  /** Views (tools/viewedFiles.ts keys) whose latest copy this request does not carry whole: sent again when asked for. */
+  viewsNotWhole: string[];
 }
 
 export const leftOutNote = (count: number) =>
@@ -109,7 +112,8 @@ export function fitMessages(input: Omit<FitInput, 'lines' | 'summary'> & Parts):
   const systemTokens = counter.countMessage({ role: 'system', content: input.systemPrompt });
   const toolTokens = counter.countTools(input.tools);
   const fixed = systemTokens + toolTokens;
-  const cut = cutOldResults(input.rest, counter, cutThreshold(plan.window));
+  // A repeat notice of the latest block promises its copy: that copy stays as whole as the block (docs/skill-tools.md).
+  const cut = cutOldResults(input.rest, counter, cutThreshold(plan.window), copiesMeantByLatestBlock(input.rest));
   let parts: Parts = { head: input.head, summaryText: input.summaryText, rest: cut.messages };
   let leftOut = 0;
   const wholeTokens = measure(input, parts, fixed);
@@ -118,7 +122,8 @@ export function fitMessages(input: Omit<FitInput, 'lines' | 'summary'> & Parts):
   if (measure(input, parts, fixed) > plan.promptLimit) parts = { ...parts, rest: parts.rest.map((message) => shrink(message, OVERSIZED_CHARS, false)) };
   if (measure(input, parts, fixed) > plan.promptLimit) ({ parts, leftOut } = leaveOutOldest(input, parts, fixed));
   if (measure(input, parts, fixed) > plan.promptLimit) parts = cutRemaining(input, parts, fixed);
-  const messages = assembleHistory(parts.head, parts.summaryText, parts.rest);
+  // A notice whose copy was still cut or left out says so, and that view is sent again when asked for.
+  const { messages, notWhole } = honestNotices([...input.head, ...input.rest], assembleHistory(parts.head, parts.summaryText, parts.rest));
   return {
     messages,
     tokens: fixed + countMessages(counter, messages),
@@ -128,5 +133,6 @@ export function fitMessages(input: Omit<FitInput, 'lines' | 'summary'> & Parts):
     summaryTokens: parts.summaryText ? counter.countText(parts.summaryText) : 0,
     leftOut,
     cutResults: cut.cut,
+    viewsNotWhole: notWhole,
   };
 }

@@ -105,7 +105,7 @@ function reviewCallFitter(
   const tools = toolsInForm(toolSpecs(registry), plan.toolForm);
   return async (added) => {
     const fit = fitMessages({ head: [], summaryText: null, rest: [...history, ...added], systemPrompt, tools, counter: budget.counter, plan });
-    return { systemPrompt, messages: fit.messages, tools, maxTokens: plan.replyTokens, tokens: fit.tokens, resultRoomTokens: Math.max(0, plan.promptLimit - fit.tokens - 100) };
+    return { systemPrompt, messages: fit.messages, tools, maxTokens: plan.replyTokens, tokens: fit.tokens, resultRoomTokens: Math.max(0, plan.promptLimit - fit.tokens - 100), viewsNotWhole: fit.viewsNotWhole };
   };
 }
 

@@ -186,11 +186,12 @@ test('a second skill_view of the same unchanged file in one turn sends a one-lin
   await sendMessage(page, 'How do I brew green tea?');
   await waitForReply(page);
   // Each result as first sent (a later request may cut old results to fit the window).
-  const results = scripted
-    .chatRequests()
-    .filter((request) => isChat(request) && lastOf(request).role === 'tool')
-    .map((request) => JSON.parse(lastOf(request).content!) as Record<string, unknown>);
+  const sending = scripted.chatRequests().filter((request) => isChat(request) && lastOf(request).role === 'tool');
+  const results = sending.map((request) => JSON.parse(lastOf(request).content!) as Record<string, unknown>);
   expect(results).toHaveLength(2);
+  // The request with the notice carries the copy it points at whole (docs/skill-tools.md, "A repeated view").
+  const [firstCopy, withNotice] = sending.map((request) => (request.body as Body).messages.filter((m) => m.role === 'tool'));
+  expect(withNotice![0]!.content).toBe(firstCopy![0]!.content);
   expect(results[0]!.content).toContain('80 °C');
   expect(results[1]).toMatchObject({ success: true, already_in_conversation: true, name: 'tea' });
   expect(results[1]!.content).toBeUndefined();

@@ -6,7 +6,7 @@ import { SKILLS_ROOT, SUPPORT_DIRS, type CatalogEntry } from '../skillCatalog';
 import { matchesPlatform, sortForListing } from '../skillFilters';
 import type { WriteContext } from '../../tools/writeContext';
 import { partNote, textPart } from '../../tools/resultRoom';
-import { ViewedFiles } from '../../tools/viewedFiles';
+import { viewKey, viewOffset } from '../../tools/viewedFiles';
 import type { SkillEngine, SkillVerificationView } from '../skillEngine';
 import { forgedToolsForModel, type ForgedToolModelView } from '../forgedToolState';
 
@@ -35,11 +35,11 @@ function contentPart(text: string, args: SkillViewArgs, context: WriteContext, c
  * the model already has it, so the result says so instead of sending it again. Null the first
  * time, or when the text changed, and then the text is remembered.
  */
-function repeatNotice(path: string, args: SkillViewArgs, context: WriteContext, content: Record<string, unknown>, shown: Record<string, unknown>): ToolOutcome | null {
+function repeatNotice(args: SkillViewArgs, context: WriteContext, content: Record<string, unknown>, shown: Record<string, unknown>): ToolOutcome | null {
   const viewed = context.viewedFiles;
   if (!viewed || typeof content.content !== 'string') return null;
-  const offset = typeof args.offset === 'number' && Number.isFinite(args.offset) ? Math.max(0, Math.floor(args.offset)) : 0;
-  const key = ViewedFiles.key(path, offset);
+  // Keyed by what the result shows, so the request fitting can tell which copy a notice means.
+  const key = viewKey(shown, viewOffset(args));
   if (!viewed.alreadySent(key, content.content)) {
     viewed.remember(key, content.content);
     return null;
@@ -140,7 +140,7 @@ export class SkillViewTool {
     const verification = await this.verificationOf(entry.name);
     const forgedTools = await this.forgedToolsOf(entry.name);
     const content = contentPart(renderTemplateVars(text, entry.dir, context.sessionId), args, context, `skill_view(name='${entry.name}', offset={offset})`);
-    const repeat = repeatNotice(skillMdPath, args, context, content, {
+    const repeat = repeatNotice(args, context, content, {
       name: meta.name ?? entry.name,
       path: `${entry.dir.slice(SKILLS_ROOT.length + 1)}/SKILL.md`,
       skill_dir: entry.dir,
@@ -208,7 +208,7 @@ export class SkillViewTool {
     const dot = filePath.lastIndexOf('.');
     const read = `skill_view(name='${entry.name}', file_path='${filePath}', offset={offset})`;
     const content = contentPart(textDecoder.decode(bytes), args, context, read);
-    const repeat = repeatNotice(path, args, context, content, { name: entry.name, file: filePath });
+    const repeat = repeatNotice(args, context, content, { name: entry.name, file: filePath });
     if (repeat) return repeat;
     return ok({ name: entry.name, file: filePath, ...content, file_type: dot > 0 ? filePath.slice(dot) : '' });
   }
