@@ -9,7 +9,7 @@ import type { Verification } from '../skills/modelVerdicts';
 import type { RemoteEntry } from './transport';
 
 export const KNACK_FOLDER = '.knack';
-export const RECORD_FORMAT = 'knack-sync-skill';
+export const RECORD_FORMAT = 'knack-sync-skill' as const;
 
 /** `.knack/skills/<name>.json`: a skill's records that travel with it. */
 export const recordPath = (name: string) => `${KNACK_FOLDER}/skills/${name}.json`;
