@@ -44,6 +44,8 @@ export const budgets = [
   { key: 'firstRequestAt4096Skills40', limit: 35, unit: '% of the window', path: 'contextBudget.firstRequestAt4096.1.percentOfWindow', spec: 'first chat request at a 4,096 window, 40 skills' },
   { key: 'firstRequestAt4096Skills1000', limit: 35, unit: '% of the window', path: 'contextBudget.firstRequestAt4096.2.percentOfWindow', spec: 'first chat request at a 4,096 window, 1,000 skills' },
   { key: 'chat40TurnsOverWindow', limit: 0, unit: 'requests', path: 'contextBudget.chat40TurnsAt4096.requestsOverWindow', spec: 'a 40-turn chat at 4,096 with 40 skills: requests over the window' },
+  { key: 'threeWayMerge100KB', limit: 50, unit: 'ms p50', path: 'threeWayMerge100KB.merge.p50', spec: 'three-way merge of a 100 KB SKILL.md edited on both sides (docs/install.md)' },
+  { key: 'checkForUpdates1000Requests', limit: 20, unit: 'requests', path: 'checkForUpdates1000.requests', spec: 'Check for updates over 1,000 installed skills from 20 sources: source reads' },
   { key: 'forgedToolCold', limit: 100, unit: 'ms', path: 'forgedTools.sandbox.coldFirstInPageMs', spec: 'forged tool call in the sandbox, cold (first call in the page: engine, worker, call)' },
   { key: 'forgedToolWarm', limit: 5, unit: 'ms p50', path: 'forgedTools.sandbox.warm.p50', spec: 'forged tool call in the sandbox, warm (round trip from the page)' },
   { key: 'forgedToolCorrect', limit: 0, unit: 'wrong answers of 20', path: 'forgedTools.withToolWrong', spec: 'discount + VAT + rounding questions answered through the forged tool: wrong answers' },
