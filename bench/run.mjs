@@ -24,6 +24,7 @@ import { chromium } from '@playwright/test';
 import { checkBudgets } from './budgets.mjs';
 import { initialJsGzip } from './node/initialJs.mjs';
 import { offlineColdStart } from './node/offlineColdStart.mjs';
+import { syncGit } from './node/syncGit.mjs';
 
 // stdout carries only the JSON. Vite, Playwright and stray console.log calls all go to stderr.
 const writeStdout = process.stdout.write.bind(process.stdout);
@@ -56,7 +57,10 @@ const NODE_BENCHES = [
  * own context (service workers allowed), the network, reloads. Each gets the browser and the
  * app's URL, and its result lands under its name.
  */
-const RUNNER_BENCHES = [{ name: 'offlineColdStart', run: (browser, baseUrl) => offlineColdStart(browser, baseUrl) }];
+const RUNNER_BENCHES = [
+  { name: 'offlineColdStart', run: (browser, baseUrl) => offlineColdStart(browser, baseUrl) },
+  { name: 'syncGit', run: (browser, baseUrl) => syncGit(browser, baseUrl) },
+];
 
 const log = (...args) => console.error('[bench]', ...args);
 const selected = (name) => !only || only.has(name);

@@ -155,21 +155,7 @@ export async function createAppServices(
 
   const backup = context === 'tab' ? once(async () => (await import('./backupService')).createBackupService(storage)) : tabOnly('Backup and restore');
 
-  const sync =
-    context === 'tab'
-      ? once(async () => {
-          const { SyncService } = await import('./syncServices');
-          return new SyncService({
-            settings,
-            skills,
-            changes: storage.changes,
-            locks: storage.locks,
-            records: storage.stores.sync,
-            appOrigin: globalThis.location?.origin ?? '',
-            online: () => globalThis.navigator?.onLine !== false,
-          });
-        })
-      : tabOnly('Sync');
+  const sync = context === 'tab' ? once(() => startSync(storage, settings, skills)) : tabOnly('Sync');
 
   const modelWindows = once(async () => (await import('./modelWindowServices')).createModelWindows(storage, settings, context));
 
@@ -205,6 +191,20 @@ export async function createAppServices(
     modelWindows,
     forgedTools,
   };
+}
+
+/** The tab's sync (docs/sync.md): a chunk of its own; a place's code loads when it is first used. */
+async function startSync(storage: KnackServices, settings: KnackSettingsService, skills: () => Promise<SkillServices>): Promise<SyncService> {
+  const { SyncService } = await import('./syncServices');
+  return new SyncService({
+    settings,
+    skills,
+    changes: storage.changes,
+    locks: storage.locks,
+    records: storage.stores.sync,
+    appOrigin: globalThis.location?.origin ?? '',
+    online: () => globalThis.navigator?.onLine !== false,
+  });
 }
 
 /** The tab's forged tools: a chunk of their own, with the sandbox loaded only when a tool runs. */
