@@ -16,6 +16,8 @@ import { SyncStateStore } from '../sync/syncState';
 import { SkillEngineLibrary } from '../sync/skillLibrary';
 import { conflictMerge, keepHeldSkill, resolveSyncConflict } from '../sync/syncConflicts';
 import { sameFiles } from '../sync/syncDecision';
+import { filesHash } from '../sync/skillRecords';
+import type { SyncedVerdict } from '../sync/syncLayout';
 import { placeKeyOf, type SyncSettings } from '../sync/syncSettings';
 import { SyncPlaceError, type SyncPlaceKind, type SyncTransport } from '../sync/transport';
 import type { KnackSettingsService } from './settings';
@@ -205,6 +207,20 @@ export class SyncService {
     if (!base) return 'not synced';
     const local = await (await this.#local()).read(name);
     return sameFiles(base.files, local?.files ?? null) ? 'synced' : 'changed here';
+  }
+
+  /**
+   * Verdicts another device measured on exactly the files this skill has now, as that device
+   * measured them ("verified on <model> on another device", docs/sync.md "Proof travels").
+   */
+  async verdictsFromElsewhere(name: string): Promise<SyncedVerdict[]> {
+    const arrived = await this.state.arrivedVerdicts(name);
+    if (!arrived) return [];
+    const local = await (await this.#local()).read(name);
+    if (!local) return [];
+    const hash = await filesHash(local.files);
+    const own = new Set(local.record.verdicts.map((verdict) => verdict.model));
+    return arrived.verdicts.filter((verdict) => verdict.contentHash === hash && !own.has(verdict.model));
   }
 
   async conflictMerge(name: string): Promise<SkillMerge | null> {

@@ -13,8 +13,17 @@ test.describe('Sync with a git server', () => {
     const b = await openDevice(browser);
     await manage(a.page, { action: 'create', name: 'tea', content: skillMd('tea', TEN_STEPS) });
     await manage(a.page, { action: 'create', name: 'coffee', content: skillMd('coffee', ['Step 1: grind.']) });
+    // A verdict a measured travels with the content hash it was measured on.
+    await manage(a.page, { action: 'create', name: 'proof', content: skillMd('proof', ['Step 1: prove.']) });
+    await a.page.evaluate(() =>
+      globalThis.knack!.skills!.engine.usage.update('proof', (record) => {
+        record.model_verdicts = { 'openai qwen3-8b': { verification: 'promoted', verdict_id: 'bench-v1', stale: false } };
+      }),
+    );
     await connectGit(a.page, repo.url);
-    expect(await gitServer.git(repo, 'ls-tree', '-r', '--name-only', 'main')).toBe('coffee/SKILL.md\ntea/SKILL.md\n');
+    const sent = (await gitServer.git(repo, 'ls-tree', '-r', '--name-only', 'main')).trim().split('\n');
+    expect(sent.filter((path) => !path.startsWith('.knack/'))).toEqual(['coffee/SKILL.md', 'proof/SKILL.md', 'tea/SKILL.md']);
+    expect(sent).toContain('.knack/skills/proof.json');
     await connectGit(b.page, repo.url);
     expect(await readSkillFile(b.page, 'tea/SKILL.md')).toBe(skillMd('tea', TEN_STEPS));
 
@@ -52,6 +61,10 @@ test.describe('Sync with a git server', () => {
     await dialog.getByRole('button', { name: 'Apply' }).click();
     await expect.poll(() => readSkillFile(b.page, 'tea/SKILL.md')).toContain('Step 5: from a.');
     await expect(b.page.getByText('Sync: synced')).toBeVisible({ timeout: 15_000 });
+
+    await b.page.getByRole('button', { name: 'Back to skills' }).click();
+    await b.page.getByRole('list', { name: 'Skills' }).getByRole('button', { name: /^proof\b/ }).click();
+    await expect(b.page.getByText('verified on openai qwen3-8b on another device')).toBeVisible();
     await a.context.close();
     await b.context.close();
   });

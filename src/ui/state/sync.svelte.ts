@@ -7,6 +7,7 @@ import { appServices } from '../../app/services';
 import type { SkillSyncState, SyncService, SyncStatus } from '../../app/syncServices';
 import type { ConflictChoice, FileConflict } from '../../skills/threeWayMerge';
 import type { SyncPlaceKind } from '../../sync/transport';
+import type { SyncedVerdict } from '../../sync/syncLayout';
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -101,6 +102,8 @@ class SyncPanel {
   };
 
   skillState = async (name: string): Promise<SkillSyncState> => (await service()).skillState(name);
+
+  verdictsFromElsewhere = async (name: string): Promise<SyncedVerdict[]> => (await service()).verdictsFromElsewhere(name);
 }
 
 export const syncPanel = new SyncPanel();
