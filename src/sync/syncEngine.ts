@@ -15,6 +15,8 @@ import type { LocalLibrary, LocalSkill } from './localLibrary';
 import { SkillRecords, sameBytes, type RemoteSkill } from './skillRecords';
 
 export const MAX_SYNC_ROUNDS = 5;
+/** Local skills read at once when comparing the library with its bases. */
+const READ_PARALLELISM = 16;
 
 export interface SyncOptions {
   transport: SyncTransport;
@@ -125,14 +127,20 @@ export class SyncEngine {
     const present = new Set(names);
     const locals = new Map<string, LocalSkill | null>();
     const differs = new Set<string>();
-    for (const name of names) {
-      const base = bases.get(name);
-      if (changed !== 'all' && !changed.has(name) && base) continue;
-      const skill = await this.#o.local.read(name);
-      locals.set(name, skill);
-      if (!base || !sameFiles(base.files, skill?.files ?? null)) differs.add(name);
-      else if (skill && !sameBytes(base.recordBytes, await this.#records.bytesFor(skill))) differs.add(name);
-    }
+    const toRead = names.filter((name) => changed === 'all' || changed.has(name) || !bases.has(name));
+    // A few skills read side by side: their OPFS and IndexedDB round trips overlap.
+    let next = 0;
+    const reader = async () => {
+      while (next < toRead.length) {
+        const name = toRead[next++]!;
+        const base = bases.get(name);
+        const skill = await this.#o.local.read(name);
+        locals.set(name, skill);
+        if (!base || !sameFiles(base.files, skill?.files ?? null)) differs.add(name);
+        else if (skill && !sameBytes(base.recordBytes, await this.#records.bytesFor(skill))) differs.add(name);
+      }
+    };
+    await Promise.all(Array.from({ length: READ_PARALLELISM }, reader));
     for (const name of bases.keys()) {
       if (present.has(name)) continue;
       locals.set(name, null);
@@ -175,7 +183,7 @@ export class SyncEngine {
       const remoteIds = idsOf(layout.skills.get(name));
       const recordId = layout.records.get(name)?.id ?? null;
       if ('notice' in action && action.notice) outcome.notices.push(action.notice);
-      if (action.kind !== 'conflict') await state.removeConflict(name);
+      if (action.kind !== 'conflict' && conflicts.includes(name)) await state.removeConflict(name);
       if (action.kind === 'conflict') {
         await state.putConflict({ name, theirs: remote.files ?? new Map(), theirsIds: remoteIds, theirsRecordId: recordId, paths: action.conflicts.map((c) => c.path), at: this.#now().toISOString() });
         continue;
@@ -201,8 +209,8 @@ export class SyncEngine {
         }
       }
       const files = action.files;
-      const skill = files ? ((await this.#o.local.read(name)) ?? { name, files, record: this.#records.empty() }) : null;
-      this.#queue(name, files, skill ? await this.#records.bytesFor({ ...skill, files: files! }) : null, layout, out, base);
+      const record = files ? await this.#records.bytesFor({ name, files, record: local?.record ?? this.#records.empty() }) : null;
+      this.#queue(name, files, record, layout, out, base);
       outcome.sent.push(name);
     }
     await state.putBases(agreed, gone);
