@@ -51,6 +51,8 @@ export type SkillSyncState = 'synced' | 'changed here' | 'conflict' | 'not synce
 /** After a skill write, wait this long for more before syncing (a review writes several files). */
 export const SYNC_DEBOUNCE_MS = 1500;
 const SYNC_LOCK = 'knack:sync';
+/** Notices the status keeps (newest first). */
+const MAX_NOTICES = 10;
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -183,7 +185,9 @@ export class SyncService {
   }
 
   #statusOf(outcome: SyncOutcome): Partial<SyncStatus> {
-    const base = { lastSyncedAt: outcome.at, conflicts: outcome.conflicts, held: outcome.held, notices: outcome.notices, waiting: this.#queued.size };
+    // Notices stay until newer ones push them out: the next sync (seconds later) has none to say.
+    const notices = [...new Set([...outcome.notices, ...this.status.notices])].slice(0, MAX_NOTICES);
+    const base = { lastSyncedAt: outcome.at, conflicts: outcome.conflicts, held: outcome.held, notices, waiting: this.#queued.size };
     if (outcome.status === 'unsettled') {
       return { ...base, phase: 'error', text: `The place kept changing during ${outcome.rounds} tries; nothing was lost. Sync now tries again.` };
     }
