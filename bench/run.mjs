@@ -60,6 +60,11 @@ const NODE_BENCHES = [
 const RUNNER_BENCHES = [
   { name: 'offlineColdStart', run: (browser, baseUrl) => offlineColdStart(browser, baseUrl) },
   { name: 'syncGit', run: (browser, baseUrl) => syncGit(browser, baseUrl) },
+  // Its own Chromium: the rig's hosts are mapped at launch (docs/install.md, "Testing").
+  {
+    name: 'install',
+    run: async (_browser, baseUrl) => (await runnerImport(path.join(root, 'bench/node/installBench.ts'), { configFile: false, logLevel: 'silent' })).module.runInstallBench(baseUrl),
+  },
 ];
 
 const log = (...args) => console.error('[bench]', ...args);

@@ -22,7 +22,7 @@ import { captureFiles, Ledger, type BlobRecord, type LedgerEntry } from '../../s
 import { skillContentHash, type InstalledSource } from '../../src/skills/installedSource';
 import { mergeSkillFiles, resolveSkillMerge, type ConflictChoice } from '../../src/skills/threeWayMerge';
 import { checkForUpdates } from '../../src/install/update';
-import type { ReadUpstream, UpstreamSkill } from '../../src/install/upstreamTypes';
+import type { ReadUpstream, UpstreamSkill } from '../../src/install/upstream';
 import type { SkillEngine } from '../../src/skills/skillEngine';
 
 const encoder = new TextEncoder();
@@ -96,34 +96,40 @@ const skillFiles = (i: number) =>
     ['references/notes.md', encoder.encode(`Notes for skill ${i}.\n`.repeat(30))],
   ]);
 
+/** Writes the 1,000 installed skills and returns their usage records (source records included). */
+async function populate(files: FileStore): Promise<[string, UsageRecord][]> {
+  const records: [string, UsageRecord][] = [];
+  for (let start = 0; start < SKILLS; start += 50) {
+    const batch = Array.from({ length: Math.min(50, SKILLS - start) }, (_, j) => start + j);
+    await Promise.all(
+      batch.map(async (i) => {
+        const dir = `skills/source-${sourceOf(i)}/${skillName(i)}`;
+        const contents = skillFiles(i);
+        await Promise.all([...contents].map(([path, bytes]) => files.write(`${dir}/${path}`, bytes)));
+        const installed: InstalledSource = {
+          kind: 'github',
+          url: `https://github.com/bench/source-${sourceOf(i)}/tree/main/${skillName(i)}`,
+          sourceKey: `github:bench/source-${sourceOf(i)}@main`,
+          path: skillName(i),
+          revision: 'rev-1',
+          upstreamDigest: `sha256:rev-1-${i}`,
+          installedHash: await skillContentHash(contents),
+          installedAt: '2026-12-01T00:00:00.000Z',
+        };
+        records.push([skillName(i), { ...emptyUsageRecord(skillName(i)), source: 'import', installed_from: installed }]);
+      }),
+    );
+  }
+  return records;
+}
+
 async function benchCheck(knackFiles: FileStore): Promise<unknown> {
   await knackFiles.deleteTree(ROOT);
   await deleteDatabase(BENCH_DB);
   const db = await openKnackDb({ name: BENCH_DB });
   try {
     const files = prefixedFiles(knackFiles, ROOT);
-    const records: [string, UsageRecord][] = [];
-    for (let start = 0; start < SKILLS; start += 50) {
-      const batch = Array.from({ length: Math.min(50, SKILLS - start) }, (_, j) => start + j);
-      await Promise.all(
-        batch.map(async (i) => {
-          const dir = `skills/source-${sourceOf(i)}/${skillName(i)}`;
-          const contents = skillFiles(i);
-          await Promise.all([...contents].map(([path, bytes]) => files.write(`${dir}/${path}`, bytes)));
-          const installed: InstalledSource = {
-            kind: 'github',
-            url: `https://github.com/bench/source-${sourceOf(i)}/tree/main/${skillName(i)}`,
-            sourceKey: `github:bench/source-${sourceOf(i)}@main`,
-            path: skillName(i),
-            revision: 'rev-1',
-            upstreamDigest: `sha256:rev-1-${i}`,
-            installedHash: await skillContentHash(contents),
-            installedAt: '2026-12-01T00:00:00.000Z',
-          };
-          records.push([skillName(i), { ...emptyUsageRecord(skillName(i)), source: 'import', installed_from: installed }]);
-        }),
-      );
-    }
+    const records = await populate(files);
     const usageRecords = new IdbRecordStore<UsageRecord>(db, 'usage');
     await usageRecords.putMany(records);
     const catalog = new SkillCatalog(files);

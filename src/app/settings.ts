@@ -15,6 +15,7 @@ import { defaultSkillSettings, type SkillSettings } from '../skills/skillEngine'
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../gate/gateSettings';
 import { DEFAULT_SYNC_SETTINGS, normalizeSyncSettings, type SyncSettings } from '../sync/syncSettings';
 import { isEvidencePolicy } from '../gate/policy';
+import { DEFAULT_INSTALL_SETTINGS, normalizeInstallSettings, type InstallSettings } from '../install/installSettings';
 import { newChatModel, resolveChatModel, type ChatModelChoice } from './chatModels';
 import { DEFAULT_SETTINGS, mergeSettings, normalizeSettings, reviewKey, reviewProviderSettings, toolProtocolFor, type KnackSettings } from './appSettings';
 
@@ -37,6 +38,8 @@ export interface KnackSettingsSchema {
   gate: GateSettings;
   /** Settings → Sync (docs/sync.md); its `token` is a secret like `apiKey`. */
   sync: SyncSettings;
+  /** Install from a link: the optional GitHub token (install/installSettings.ts). */
+  install: InstallSettings;
 }
 
 export type KnackSettingsService = SettingsService<KnackSettingsSchema>;
@@ -84,6 +87,7 @@ export function createSettingsService(
     curator: { record: 'curatorState', defaults: emptyCuratorState(), normalize: withDefaults(emptyCuratorState()) },
     gate: { record: 'gate', defaults: structuredClone(DEFAULT_GATE_SETTINGS) as GateSettings, normalize: normalizeGateSettings },
     sync: { record: 'sync', defaults: { ...DEFAULT_SYNC_SETTINGS }, normalize: normalizeSyncSettings },
+    install: { record: 'install', defaults: structuredClone(DEFAULT_INSTALL_SETTINGS), normalize: normalizeInstallSettings },
   });
 }
 

@@ -21,7 +21,7 @@ import type { SkillEngine } from '../skills/skillEngine';
 import { mergeSkillFiles, resolveSkillMerge, sameBytes, sameFileSet, type ConflictChoice, type SkillMerge } from '../skills/threeWayMerge';
 import { importedModes } from '../skills/zipExport';
 import { decisionFor, type ImportDecision } from '../skills/zipImport';
-import type { ReadUpstream, UpstreamSkill } from './upstreamTypes';
+import type { ReadUpstream, UpstreamSkill } from './upstream';
 
 export type UpdateStatus = 'up to date' | 'update available' | 'edited here' | 'edited here, update available';
 

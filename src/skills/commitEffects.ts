@@ -1,5 +1,6 @@
 import type { Ledger, LedgerEntry } from './ledger';
 import type { UsageRecord, UsageStore } from './usageStore';
+import type { InstalledSource } from './installedSource';
 
 type InstalledSourceRecord = NonNullable<UsageRecord['installed_from']>;
 
@@ -10,7 +11,8 @@ type InstalledSourceRecord = NonNullable<UsageRecord['installed_from']>;
  * after the commit point — so the ledger matches the files (docs/storage.md, guarantee 5).
  */
 export type UsageEffect =
-  | { op: 'created'; name: string; source: UsageRecord['source'] }
+  /** `installedFrom`: the skill was installed from a link (src/install/); its source record. */
+  | { op: 'created'; name: string; source: UsageRecord['source']; installedFrom?: InstalledSource }
   | { op: 'bumpPatch'; name: string }
   | { op: 'forget'; name: string }
   | { op: 'setState'; name: string; state: UsageRecord['state'] }
@@ -71,7 +73,7 @@ async function applyUsageEffects(effects: UsageEffect[], usage: UsageStore): Pro
   for (const effect of effects) {
     switch (effect.op) {
       case 'created':
-        await usage.recordCreated(effect.name, effect.source);
+        await usage.recordCreated(effect.name, effect.source, effect.installedFrom);
         break;
       case 'bumpPatch':
         await usage.bumpPatch(effect.name);

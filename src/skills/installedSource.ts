@@ -8,7 +8,8 @@
  * updated) and the skill's current hash. Current = installed means "not edited here".
  */
 
-// Not ledger.ts's sha256Hex: the ledger imports the usage store, which imports this module's type.
+// Its own SHA-256 rather than the ledger's: the ledger imports the usage store, which imports this
+// record's type, and dependency-cruiser forbids the cycle (docs/architecture.md).
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');

@@ -162,8 +162,11 @@ export function emptyUsageRecord(name: string): UsageRecord {
 export { activityCount, lastActivityAt } from './usageActivity';
 
 /** What creating (or importing, or learning) a skill does to its usage record. */
-function markCreated(record: UsageRecord, now: string, source: UsageRecord['source']): void {
+function markCreated(record: UsageRecord, now: string, source: UsageRecord['source'], installedFrom?: InstalledSource): void {
   record.created_at = now;
+  // A zip import is no link install: a skill imported over an installed one loses its source.
+  if (installedFrom) record.installed_from = installedFrom;
+  else if (source === 'import') record.installed_from = null;
   record.source = source;
   record.created_by = createdByFor(source);
   record.state = 'active';
@@ -251,15 +254,15 @@ export class UsageStore {
     return updated;
   }
 
-  recordCreated(name: string, source: UsageRecord['source']): Promise<UsageRecord | null> {
-    return this.update(name, (record, now) => markCreated(record, now, source));
+  recordCreated(name: string, source: UsageRecord['source'], installedFrom?: InstalledSource): Promise<UsageRecord | null> {
+    return this.update(name, (record, now) => markCreated(record, now, source, installedFrom));
   }
 
   /**
    * Creations and forgets of several skills, in order, in one transaction with the labels
    * record (a batched import: each skill still gets its own forget and created).
    */
-  async lifecycleMany(ops: ReadonlyArray<{ op: 'created'; name: string; source: UsageRecord['source'] } | { op: 'forget'; name: string }>): Promise<void> {
+  async lifecycleMany(ops: ReadonlyArray<{ op: 'created'; name: string; source: UsageRecord['source']; installedFrom?: InstalledSource } | { op: 'forget'; name: string }>): Promise<void> {
     const named = ops.filter((op) => op.name);
     if (named.length === 0) return;
     const now = this.clock().toISOString();
@@ -274,7 +277,7 @@ export class UsageStore {
         }
         const previous = next.has(op.name) ? next.get(op.name) : stored.get(op.name);
         const record = { ...emptyUsageRecord(op.name), ...(previous ?? {}) };
-        markCreated(record, now, op.source);
+        markCreated(record, now, op.source, op.installedFrom);
         next.set(op.name, record);
       }
       const put: [string, UsageRecord][] = [];

@@ -13,6 +13,8 @@ import { SKILLS_ROOT } from './skillCatalog';
 import { skillLockKey, type SkillEngine } from './skillEngine';
 import { VERIFICATION_SIDECAR_FILE } from './zipExport';
 import { throttledProgress, type LongTaskOptions } from '../storage/progress';
+import type { InstalledSource } from './installedSource';
+import { findSkillFolders, innermostAround, SUPPORT_FOLDERS } from './skillFolders';
 import { DEFAULT_ZIP_LIMITS, isZip, readZip, type RefusedEntry, type ZipFile, type ZipLimits } from './zipArchive';
 
 /** What importing a skill needs from the user: nothing, a confirmation, or an explicit override. */
@@ -86,9 +88,21 @@ export interface PlanOptions {
   /** Does a skill with this name exist? */
   exists?: (name: string) => boolean;
   limits?: ZipLimits;
+  /** The folder name of a skill whose SKILL.md is at the root (default: the archive's name less its extension). */
+  rootName?: string;
 }
 
-const SUPPORT_FOLDERS = new Set(['references', 'templates', 'scripts', 'assets', 'evals', 'tools']);
+/** Files to plan from: a zip read (zipArchive.ts) or files fetched from a link (src/install/). */
+export interface PlanSourceFiles {
+  files: ZipFile[];
+  refused: RefusedEntry[];
+  ignored: string[];
+  /** Archive-level refusal; the plan has no candidates when set. */
+  error: string | null;
+  inflatedBytes: number;
+}
+
+
 
 export function decisionFor(verdict: Verdict, trusted: boolean): ImportDecision {
   if (verdict === 'dangerous') return 'override';
@@ -115,36 +129,6 @@ function directoryName(candidates: string[]): { name: string; cleaned: boolean }
     .slice(0, MAX_NAME_LENGTH)
     .replace(/-+$/, '');
   return { name: cleaned || 'imported-skill', cleaned: true };
-}
-
-/**
- * Folders that directly hold a SKILL.md, outermost first. A skill nested in another skill's
- * folder (`parent/child/SKILL.md`) is a skill of its own, as the catalogue finds it; a SKILL.md
- * under a skill's support folders (`references/`, `templates/`…) is one of that skill's files.
- * Only the outermost ones become import candidates; the nested ones travel inside them.
- */
-function findSkillFolders(paths: string[]): string[] {
-  const folders = paths
-    .filter((path) => path === 'SKILL.md' || path.endsWith('/SKILL.md'))
-    .map((path) => path.slice(0, Math.max(0, path.length - 'SKILL.md'.length - 1)))
-    .sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
-  const chosen: string[] = [];
-  for (const folder of folders) {
-    const outer = innermostAround(folder, chosen);
-    const inner = outer === null ? '' : folder.slice(outer === '' ? 0 : outer.length + 1);
-    if (outer === null || !inner.split('/').some((segment) => SUPPORT_FOLDERS.has(segment))) chosen.push(folder);
-  }
-  return chosen;
-}
-
-/** The deepest of `folders` that strictly contains `folder`, or null. */
-function innermostAround(folder: string, folders: string[]): string | null {
-  let found: string | null = null;
-  for (const outer of folders) {
-    if (outer === folder || !(outer === '' || folder.startsWith(`${outer}/`))) continue;
-    if (found === null || outer.length > found.length) found = outer;
-  }
-  return found;
 }
 
 const stringOr = (value: unknown): string | null => (typeof value === 'string' && value.trim() ? value : null);
@@ -231,10 +215,22 @@ function loadWithoutFrontmatter(loaded: LenientLoadResult, folderName: string): 
 /** Reads, loads and scans an archive. Writes nothing. */
 export function planImport(bytes: Uint8Array, options: PlanOptions = {}): ImportPlan {
   const archiveName = options.archiveName ?? 'skills.zip';
+  if (!isZip(bytes)) return { ...emptyPlan(archiveName, options.trusted ?? false), error: `'${archiveName}' is not a zip archive (a .skill file is a zip too).` };
+  return planFiles(readZip(bytes, options.limits ?? DEFAULT_ZIP_LIMITS), options);
+}
+
+function emptyPlan(archiveName: string, trusted: boolean): ImportPlan {
+  return { archiveName, trusted, error: null, skills: [], refusedSkills: [], refusedEntries: [], ignored: [], strays: [], inflatedBytes: 0 };
+}
+
+/**
+ * Loads and scans the skills in a list of files (a zip's, or files fetched from a link: the
+ * same nesting rules, the same candidates, the same review). Writes nothing.
+ */
+export function planFiles(read: PlanSourceFiles, options: PlanOptions = {}): ImportPlan {
+  const archiveName = options.archiveName ?? 'skills.zip';
   const trusted = options.trusted ?? false;
-  const plan: ImportPlan = { archiveName, trusted, error: null, skills: [], refusedSkills: [], refusedEntries: [], ignored: [], strays: [], inflatedBytes: 0 };
-  if (!isZip(bytes)) return { ...plan, error: `'${archiveName}' is not a zip archive (a .skill file is a zip too).` };
-  const read = readZip(bytes, options.limits ?? DEFAULT_ZIP_LIMITS);
+  const plan = emptyPlan(archiveName, trusted);
   plan.refusedEntries = read.refused;
   plan.ignored = read.ignored;
   plan.inflatedBytes = read.inflatedBytes;
@@ -265,7 +261,7 @@ export function planImport(bytes: Uint8Array, options: PlanOptions = {}): Import
     const nestedSkills = folders.filter((other) => other !== folder && other.startsWith(prefix)).map((other) => other.slice(prefix.length));
     const files = read.files.filter((file) => file.path.startsWith(prefix)).map((file) => ({ ...file, path: file.path.slice(prefix.length) }));
     for (const file of files) claimed.add(prefix + file.path);
-    const folderName = folder === '' ? baseName(archiveName) : folder.split('/').pop()!;
+    const folderName = folder === '' ? (options.rootName ?? baseName(archiveName)) : folder.split('/').pop()!;
     const skillMd = files.find((file) => file.path === 'SKILL.md')!;
     const decoded = decodeSkillText(skillMd.bytes);
     const loaded = loadWithoutFrontmatter(loadSkillLenient(decoded.text, folderName), folderName);
@@ -394,7 +390,7 @@ async function withLocks<T>(engine: SkillEngine, keys: readonly string[], work: 
 }
 
 /** The import's ledger input for one skill: evidence of where it came from and what was checked. */
-function ledgerInput(plan: ImportPlan, placed: PlacedSkill, before: SkillFiles, after: SkillFiles): PrepareInput {
+function ledgerInput(plan: ImportPlan, placed: PlacedSkill, before: SkillFiles, after: SkillFiles, source: InstalledSource | undefined): PrepareInput {
   const { skill, choice, name, replacing } = placed;
   const executable = skill.files.filter((file) => file.executable).map((file) => file.path);
   // Each file's own mode, kept for export (zipExport.ts `importedModes`); an archive that
@@ -420,6 +416,8 @@ function ledgerInput(plan: ImportPlan, placed: PlacedSkill, before: SkillFiles, 
       modes,
       // Recorded as a claim only; the usage record starts staged whatever it says.
       claimed_verification: skill.claimed ?? undefined,
+      // Installed from a link (src/install/): where from, at which revision.
+      installed_from: source ? { kind: source.kind, url: source.url, path: source.path, revision: source.revision } : undefined,
     },
   };
 }
@@ -429,19 +427,20 @@ function ledgerInput(plan: ImportPlan, placed: PlacedSkill, before: SkillFiles, 
  * intent where the committer has batches: docs/storage.md, "Batched import"). Every skill still
  * gets its own ledger entry, usage update, catalogue entry and change notice.
  */
-async function importBatch(engine: SkillEngine, plan: ImportPlan, batch: readonly PlacedSkill[]): Promise<ImportOutcome[]> {
+async function importBatch(engine: SkillEngine, plan: ImportPlan, batch: readonly PlacedSkill[], sources: Readonly<Record<string, InstalledSource>>): Promise<ImportOutcome[]> {
   const keys = [...new Set(batch.map((placed) => skillLockKey(placed.name)))].sort();
   return withLocks(engine, keys, async () => {
     const befores = await Promise.all(batch.map((placed): Promise<SkillFiles> => (placed.replacing ? captureFiles(engine.files, placed.dir) : Promise.resolve(new Map()))));
     const afters = batch.map((placed): SkillFiles => new Map(placed.skill.files.map((file) => [`${placed.dir}/${file.path}`, file.bytes])));
-    const entries = await engine.ledger.prepareMany(batch.map((placed, i) => ledgerInput(plan, placed, befores[i]!, afters[i]!)));
+    const entries = await engine.ledger.prepareMany(batch.map((placed, i) => ledgerInput(plan, placed, befores[i]!, afters[i]!, sources[placed.skill.id])));
     const items: ChangeBatchItem[] = batch.map(({ name, replacing, skill }, i) => ({
       // A replaced file that the new version also has is overwritten, not deleted afterwards.
       changes: { writes: [...afters[i]!.entries()], deletes: [...befores[i]!.keys()].filter((path) => !afters[i]!.has(path)) },
       effects: {
         ledger: entries[i],
         // Nested skills start staged and imported too, under names no other skill has yet.
-        usage: [...(replacing ? [{ op: 'forget' as const, name }] : []), ...[name, ...newNestedNames(engine, name, skill)].map((created) => ({ op: 'created' as const, name: created, source: 'import' as const }))],
+        // A link install's source record is the installed skill's own, not its nested skills'.
+        usage: [...(replacing ? [{ op: 'forget' as const, name }] : []), ...[name, ...newNestedNames(engine, name, skill)].map((created) => ({ op: 'created' as const, name: created, source: 'import' as const, ...(created === name && sources[skill.id] ? { installedFrom: sources[skill.id] } : {}) }))],
       },
     }));
     if (engine.committer.commitMany) await engine.committer.commitMany(`import ${batch.length === 1 ? batch[0]!.name : `${batch.length} skills`}`, items);
@@ -477,7 +476,10 @@ export async function applyImport(
   engine: SkillEngine,
   plan: ImportPlan,
   choices: Record<string, ImportChoice>,
-  options: LongTaskOptions = {},
+  options: LongTaskOptions & {
+    /** Per candidate id, where it was installed from (a link install): written to its usage record as `installed_from`. */
+    installedFrom?: Readonly<Record<string, InstalledSource>>;
+  } = {},
 ): Promise<ImportOutcome[]> {
   const outcomes: ImportOutcome[] = new Array(plan.skills.length);
   const report = throttledProgress(options.onProgress);
@@ -514,7 +516,7 @@ export async function applyImport(
       size = Math.min(size * 2, IMPORT_BATCH_SIZE);
       report({ phase: 'Importing skills', done, total, item: batch[0]!.name });
       try {
-        const written = await importBatch(engine, plan, batch);
+        const written = await importBatch(engine, plan, batch, options.installedFrom ?? {});
         written.forEach((outcome, i) => (outcomes[placedAt.get(batch[i]!)!] = outcome));
       } catch (error) {
         failed = true;

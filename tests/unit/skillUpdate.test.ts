@@ -4,7 +4,7 @@ import { applyImport, planImport } from '../../src/skills/zipImport';
 import { skillContentHash, type InstalledSource } from '../../src/skills/installedSource';
 import { rollbackEntry } from '../../src/skills/skillLifecycle';
 import { checkForUpdates, commitUpdate, installedSkills, prepareUpdate, statusWords, type PreparedUpdate } from '../../src/install/update';
-import type { ReadUpstream, UpstreamListing, UpstreamSkill } from '../../src/install/upstreamTypes';
+import type { ReadUpstream, UpstreamListing, UpstreamSkill } from '../../src/install/upstream';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
 
 const bytes = (text: string) => new TextEncoder().encode(text);

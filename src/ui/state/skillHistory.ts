@@ -135,6 +135,7 @@ const ACTION_WORDS: Record<string, string> = {
   restore: 'Restored',
   rollback: 'Rolled back',
   import: 'Imported',
+  update: 'Updated from its source',
 };
 
 const ACTOR_WORDS: Record<string, string> = {
@@ -148,6 +149,8 @@ const ACTOR_WORDS: Record<string, string> = {
 /** "Edited by you", "Rolled back by you (undid an edit)". */
 export function describeEntry(entry: LedgerEntry): string {
   const action = ACTION_WORDS[entry.action] ?? entry.action;
+  // An update names its source, not the import machinery that wrote it (docs/install.md, "Updates").
+  if (entry.action === 'update') return action;
   const actor = ACTOR_WORDS[entry.actor] ?? entry.actor;
   const undone = entry.action === 'rollback' && typeof entry.evidence.rolled_back_action === 'string' ? ` (undid: ${entry.evidence.rolled_back_action})` : '';
   return `${action} by ${actor}${undone}`;

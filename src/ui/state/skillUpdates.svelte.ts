@@ -8,7 +8,10 @@
 import type { ConflictChoice } from '../../skills/threeWayMerge';
 import type { ScanResult } from '../../skills/scanner';
 import { checkForUpdates, commitUpdate, isEditedHere, prepareUpdate, statusWords, type PreparedUpdate, type SkillUpdateState, type UpdateConsent } from '../../install/update';
-import type { ReadUpstream } from '../../install/upstreamTypes';
+import type { ReadUpstream } from '../../install/upstream';
+import { appServices } from '../../app/services';
+import { readUpstreamFor } from '../../app/installServices';
+import { networkRequests } from './network.svelte';
 import { skillsLibrary } from './skills.svelte';
 
 /** A scan verdict the user must confirm (caution) or override (dangerous) before the update is written. */
@@ -19,13 +22,10 @@ export interface UpdateConsentQuestion {
   scan: ScanResult;
 }
 
-let readUpstreamProvider: () => Promise<ReadUpstream> = async () => {
-  throw new Error('Checking for updates is not available in this build.');
-};
-
-/** The composition of the source readers (install side); set once at start-up. */
-export function provideReadUpstream(provider: () => Promise<ReadUpstream>): void {
-  readUpstreamProvider = provider;
+/** The source readers of this app: its install settings (GitHub token) and the privacy counter's fetch, as Install from a link uses. */
+async function readUpstream(): Promise<ReadUpstream> {
+  const app = await appServices();
+  return readUpstreamFor(app.settings, networkRequests.countingFetch);
 }
 
 class SkillUpdates {
@@ -33,6 +33,8 @@ class SkillUpdates {
   /** By skill name: the last check's answer. Raw: replaced whole after each check or update. */
   states = $state.raw<ReadonlyMap<string, SkillUpdateState>>(new Map());
   checkedAt = $state<Date | null>(null);
+  /** Finished checks this page: the view exposes it so a test can wait for the next one. */
+  checks = $state(0);
   notice = $state<string | null>(null);
   error = $state<string | null>(null);
   /** The skill being updated, while its files are fetched and written. */
@@ -41,6 +43,7 @@ class SkillUpdates {
   merging = $state.raw<PreparedUpdate | null>(null);
   consent = $state.raw<UpdateConsentQuestion | null>(null);
   #abort: AbortController | null = null;
+  #following = false;
 
   statusOf(name: string): SkillUpdateState | null {
     return this.states.get(name) ?? null;
@@ -54,9 +57,10 @@ class SkillUpdates {
     this.#abort = new AbortController();
     try {
       const { engine } = await skillsLibrary.start();
-      const result = await checkForUpdates(engine, await readUpstreamProvider(), { signal: this.#abort.signal });
+      const result = await checkForUpdates(engine, await readUpstream(), { signal: this.#abort.signal });
       this.states = new Map(result.skills.map((state) => [state.name, state]));
       this.checkedAt = new Date();
+      await this.#follow();
       const available = result.skills.filter((state) => state.status?.endsWith('update available')).length;
       const problems = result.skills.filter((state) => state.problem).length;
       this.notice =
@@ -67,6 +71,7 @@ class SkillUpdates {
       this.error = `Check for updates failed: ${error instanceof Error ? error.message : String(error)}`;
     } finally {
       this.checking = false;
+      this.checks += 1;
       this.#abort = null;
     }
   };
@@ -135,6 +140,38 @@ class SkillUpdates {
     if (name) this.notice = `Nothing was changed: the update of ${name} was not applied.`;
   };
 
+  /**
+   * After a check, a change to a checked skill (an edit, an update, a rollback) re-derives its
+   * status from the files and source record now and the upstream the check saw: no request.
+   */
+  async #follow(): Promise<void> {
+    if (this.#following) return;
+    this.#following = true;
+    const app = await appServices();
+    app.changes.subscribe((change) => {
+      if (change.type === 'skill-changed' && this.states.has(change.name)) void this.#restate(change.name);
+    });
+  }
+
+  async #restate(name: string): Promise<void> {
+    const previous = this.states.get(name);
+    if (!previous) return;
+    try {
+      const { engine } = await skillsLibrary.start();
+      const source = (await engine.usage.find(name))?.installed_from;
+      const dir = engine.catalog.findByName(name)[0]?.dir;
+      if (!source || !dir) {
+        this.states = new Map([...this.states].filter(([key]) => key !== name));
+        return;
+      }
+      const edited = await isEditedHere(engine, { name, dir, source });
+      const status = previous.upstream ? statusWords(edited, previous.upstream.upstreamDigest !== source.upstreamDigest) : null;
+      this.states = new Map([...this.states, [name, { ...previous, dir, source, edited, status }]]);
+    } catch (error) {
+      console.warn('[knack] re-reading an installed skill\u2019s status failed', error);
+    }
+  }
+
   async #commit(prepared: PreparedUpdate, choices: ReadonlyMap<string, ConflictChoice>, consent: UpdateConsent): Promise<void> {
     const { engine } = await skillsLibrary.start();
     const outcome = await commitUpdate(engine, prepared, choices, consent);
@@ -143,12 +180,7 @@ class SkillUpdates {
       else this.error = outcome.error;
       return;
     }
-    const previous = this.states.get(prepared.name);
-    if (previous) {
-      const edited = await isEditedHere(engine, { name: prepared.name, dir: prepared.dir, source: outcome.source });
-      const updateAvailable = previous.upstream ? previous.upstream.upstreamDigest !== outcome.source.upstreamDigest : false;
-      this.states = new Map([...this.states, [prepared.name, { ...previous, source: outcome.source, edited, status: statusWords(edited, updateAvailable) }]]);
-    }
+    await this.#restate(prepared.name);
     this.notice = outcome.merged
       ? `Updated ${prepared.name} to ${outcome.source.revision.slice(0, 12)}, with your edits merged in. Its verdict is stale until it is verified again.`
       : `Updated ${prepared.name} to ${outcome.source.revision.slice(0, 12)}. Its verdict is stale until it is verified again.`;

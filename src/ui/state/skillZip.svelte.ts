@@ -10,6 +10,11 @@ import { applyImport, planImport, retrustPlan, type CollisionChoice, type Import
 import { isCancelled, type Progress } from '../../storage/progress';
 import { chosenPlan, collisionForAll, confirmAllOfVerdict, describeResult, importResult, includeAll, initialChoices, plannedStatus, REVIEW_PAGE_SIZE, type ImportResult, type ReviewFilter } from './importReview';
 import type { Verdict } from '../../skills/scanner';
+import type { InstalledSource } from '../../skills/installedSource';
+import { stampSources } from '../../install/installFromLink';
+
+/** Where a skill's own eval cases live (docs/gate-cases.md): an installed skill that ships them can be verified at once. */
+const EVALS_FILE = 'evals/evals.json';
 
 class SkillZip {
   // Raw: a plan and its choices are replaced whole (retrust, a tick, a bulk choice), never
@@ -32,6 +37,13 @@ class SkillZip {
    */
   lastResult = $state.raw<ImportResult | null>(null);
   private importAbort: AbortController | null = null;
+  /** Per candidate id, where the plan's skills come from when they were found by Install from a link; {} for a zip. */
+  private sources: Record<string, InstalledSource> = {};
+  /**
+   * Skills just installed from a link that ship their own eval cases: the Skills view offers to
+   * verify each on the user's own model (docs/install.md, "Verified skills travel with their proof").
+   */
+  verifyOffers = $state<string[]>([]);
 
   /** Import is offered when it would write at least one skill (a collision left on "skip" writes none). */
   canImport = $derived(this.plan !== null && this.plan.skills.some((skill) => plannedStatus(skill, this.choices[skill.id]) === 'import'));
@@ -47,6 +59,7 @@ class SkillZip {
         archiveName: file.name,
         exists: (name) => services.engine.catalog.findByName(name).length > 0,
       });
+      this.sources = {};
       this.choices = initialChoices(plan);
       this.filter = 'all';
       this.query = '';
@@ -56,6 +69,22 @@ class SkillZip {
       this.error = error instanceof Error ? error.message : String(error);
       this.plan = null;
     }
+  };
+
+  /** Shows the review of what Install from a link found; writes nothing. */
+  openLookup = (plan: ImportPlan, sources: Record<string, InstalledSource>): void => {
+    this.error = null;
+    this.result = null;
+    this.sources = sources;
+    this.choices = initialChoices(plan);
+    this.filter = 'all';
+    this.query = '';
+    this.shown = REVIEW_PAGE_SIZE;
+    this.plan = plan;
+  };
+
+  dismissVerifyOffer = (name: string): void => {
+    this.verifyOffers = this.verifyOffers.filter((offer) => offer !== name);
   };
 
   setTrusted = (trusted: boolean): void => {
@@ -104,6 +133,7 @@ class SkillZip {
     this.choices = {};
     this.error = null;
     this.result = null;
+    this.sources = {};
   }
 
   dismissLastResult = (): void => {
@@ -127,13 +157,18 @@ class SkillZip {
     this.progress = { phase: 'Importing skills', done: 0, total: chosen.skills.length };
     try {
       const services = await skillsLibrary.start();
+      const sources = this.sources;
       const outcomes = await applyImport(services.engine, chosen, choices, {
+        installedFrom: stampSources(sources, new Date()),
         signal: abort.signal,
         onProgress: (progress) => {
           this.progress = progress;
         },
       });
       const result = importResult(plan, choices, outcomes);
+      const shipsEvals = new Set(plan.skills.filter((skill) => sources[skill.id] && skill.files.some((file) => file.path === EVALS_FILE)).map((skill) => skill.id));
+      const offers = outcomes.filter((outcome) => outcome.status === 'imported' && shipsEvals.has(outcome.id)).map((outcome) => outcome.name);
+      if (offers.length > 0) this.verifyOffers = [...new Set([...this.verifyOffers, ...offers])];
       this.lastResult = result.skipped.length + result.cancelled.length > 0 ? result : null;
       skillsLibrary.notice = `${result.archiveName}: ${describeResult(result)}`;
       // A clean import needs no reading: the notice says it. Anything skipped or cancelled

@@ -124,6 +124,7 @@ describe('history order and words', () => {
     expect(describeEntry(entry({ action: 'rollback', actor: 'user', evidence: { rolled_back_action: 'edit' } }))).toBe(
       'Rolled back by you (undid: edit)',
     );
+    expect(describeEntry(entry({ action: 'update', actor: 'import' }))).toBe('Updated from its source');
   });
 });
 
