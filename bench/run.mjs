@@ -26,6 +26,7 @@ import { chromium } from '@playwright/test';
 import { checkBudgets } from './budgets.mjs';
 import { initialJsGzip } from './node/initialJs.mjs';
 import { offlineColdStart } from './node/offlineColdStart.mjs';
+import { syncGit } from './node/syncGit.mjs';
 
 // stdout carries only the JSON. Vite, Playwright and stray console.log calls all go to stderr.
 const writeStdout = process.stdout.write.bind(process.stdout);
@@ -61,6 +62,7 @@ const NODE_BENCHES = [
  */
 const RUNNER_BENCHES = [
   { name: 'offlineColdStart', run: (browser, baseUrl) => offlineColdStart(browser, baseUrl) },
+  { name: 'syncGit', run: (browser, baseUrl) => syncGit(browser, baseUrl) },
   // Its own Chromium: the rig's hosts are mapped at launch (docs/install.md, "Testing").
   {
     name: 'install',

@@ -14,6 +14,7 @@ import type { MemoryApprovalMode } from '../memory/memoryTool';
 import type { MemoryTarget } from '../memory/memoryEntries';
 import { defaultSkillSettings, type SkillSettings } from '../skills/skillEngine';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../gate/gateSettings';
+import { DEFAULT_SYNC_SETTINGS, normalizeSyncSettings, type SyncSettings } from '../sync/syncSettings';
 import { isEvidencePolicy } from '../gate/policy';
 import { DEFAULT_INSTALL_SETTINGS, normalizeInstallSettings, type InstallSettings } from '../install/installSettings';
 import { newChatModel, resolveChatModel, type ChatModelChoice } from './chatModels';
@@ -40,6 +41,8 @@ export interface KnackSettingsSchema {
   memory: MemorySettings;
   curator: CuratorState;
   gate: GateSettings;
+  /** Settings → Sync (docs/sync.md); its `token` is a secret like `apiKey`. */
+  sync: SyncSettings;
   /** Install from a link: the optional GitHub token (install/installSettings.ts). */
   install: InstallSettings;
 }
@@ -88,6 +91,7 @@ export function createSettingsService(
     memory: { record: 'memory', defaults: { ...defaultMemorySettings }, normalize: withDefaults(defaultMemorySettings) },
     curator: { record: 'curatorState', defaults: emptyCuratorState(), normalize: withDefaults(emptyCuratorState()) },
     gate: { record: 'gate', defaults: structuredClone(DEFAULT_GATE_SETTINGS) as GateSettings, normalize: normalizeGateSettings },
+    sync: { record: 'sync', defaults: { ...DEFAULT_SYNC_SETTINGS }, normalize: normalizeSyncSettings },
     install: { record: 'install', defaults: structuredClone(DEFAULT_INSTALL_SETTINGS), normalize: normalizeInstallSettings },
   });
 }

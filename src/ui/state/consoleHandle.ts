@@ -4,6 +4,7 @@ import { settings } from './settings.svelte';
 import { learning } from './learning.svelte';
 import { renderMarkdown, sanitizeHighlighted } from '../markdown';
 import type { SandboxLimits, SandboxResult } from '../../tools/forgedSandbox';
+import { syncPanel } from './sync.svelte';
 
 /**
  * `globalThis.knackUi`: the UI's console handle, next to the storage engine's `knack`.
@@ -29,6 +30,8 @@ export interface KnackUiHandle {
   /** The sanitiser of highlighted code (spans with highlight classes only), for its XSS tests. */
   sanitizeHighlighted: typeof sanitizeHighlighted;
   /** The forged-tool sandbox (docs/forged-tools.md), loaded on first use: its hostile-input tests run through it. */
+  /** Settings → Sync's state (docs/sync.md): `await knackUi.sync.syncNow()` resolves when that sync ended. */
+  sync: typeof syncPanel;
   sandbox: {
     run(code: string, input: unknown, limits?: Partial<SandboxLimits>): Promise<SandboxResult>;
     /** Workers replaced after a hang so far. */
@@ -46,5 +49,5 @@ const sandbox: KnackUiHandle['sandbox'] = {
 };
 
 export function exposeConsoleHandle(): void {
-  globalThis.knackUi = { chat, learning, settings, network: networkRequests, renderMarkdown, sanitizeHighlighted, sandbox };
+  globalThis.knackUi = { chat, learning, settings, network: networkRequests, renderMarkdown, sanitizeHighlighted, sandbox, sync: syncPanel };
 }
