@@ -79,6 +79,14 @@ export class GitHubTransport implements SyncTransport {
   readonly kind = 'github' as const;
   private readonly prefix: string;
   private readonly fetcher: typeof fetch;
+  /**
+   * The listing at the last head this transport read or wrote. After a commit it is derived from
+   * the listing it was based on and the change (git ids of the written bytes): the compare-and-swap
+   * guarantees the new commit is exactly that, so reading it back costs no request.
+   */
+  private knownTree: RemoteTree | null = null;
+  /** A recursive folder listing already fetched by folderTree, used once by collectTree. */
+  private prefetched: { tree: string; listing: { tree: GitHubTreeEntry[]; truncated: boolean } } | null = null;
 
   constructor(
     private readonly place: GitHubPlace,
@@ -108,17 +116,32 @@ export class GitHubTransport implements SyncTransport {
   }
 
   async readTree(head: string, signal?: AbortSignal): Promise<RemoteTree> {
+    if (this.knownTree?.head === head) return { head, entries: new Map(this.knownTree.entries) };
     const entries = new Map<string, RemoteEntry>();
     const root = this.prefix ? await this.folderTree(head, signal) : head;
     if (root !== null) await this.collectTree(root, '', entries, signal);
     entries.delete(FIRST_COMMIT_MARKER);
+    this.knownTree = { head, entries: new Map(entries) };
     return { head, entries };
   }
 
-  /** The tree SHA of the configured folder at `head`, or null when the folder is not there. */
+  /**
+   * The tree of the configured folder at `head`, or null when the folder is not there. GitHub
+   * resolves `<commit>:<folder>` as a tree name, so this usually costs no request of its own; if
+   * that answers 404 the folder is looked up level by level, to tell "not there" from a refusal.
+   */
   private async folderTree(head: string, signal?: AbortSignal): Promise<string | null> {
+    const folder = this.prefix.slice(0, -1);
+    const direct = await this.request('GET', `/git/trees/${head}:${folder.split('/').map(encodeURIComponent).join('/')}?recursive=1`, undefined, 'read', signal, [404, 422]);
+    if (direct.ok) {
+      const listing = (await direct.json()) as { sha: string; tree: GitHubTreeEntry[]; truncated: boolean };
+      if (!listing.truncated) {
+        this.prefetched = { tree: listing.sha, listing };
+        return listing.sha;
+      }
+    }
     let tree = head;
-    for (const part of this.prefix.slice(0, -1).split('/')) {
+    for (const part of folder.split('/')) {
       const listing = await this.treeListing(tree, false, signal);
       const next = listing.tree.find((entry) => entry.path === part && entry.type === 'tree');
       if (!next) return null;
@@ -129,7 +152,9 @@ export class GitHubTransport implements SyncTransport {
 
   /** Every blob under `tree`: one recursive listing, walked level by level only where GitHub truncated it. */
   private async collectTree(tree: string, base: string, entries: Map<string, RemoteEntry>, signal?: AbortSignal): Promise<void> {
-    const recursive = await this.treeListing(tree, true, signal);
+    const prefetched = this.prefetched?.tree === tree ? this.prefetched.listing : null;
+    this.prefetched = null;
+    const recursive = prefetched ?? (await this.treeListing(tree, true, signal));
     if (!recursive.truncated) {
       for (const entry of recursive.tree) addBlob(entries, base + entry.path, entry);
       return;
@@ -215,6 +240,7 @@ export class GitHubTransport implements SyncTransport {
     }
     const oid = data.createCommitOnBranch?.commit.oid;
     if (!oid) throw new SyncPlaceError('GitHub accepted the commit but sent no commit id; run Sync now to check.', 'other');
+    await this.rememberCommit(expectedHead, oid, change);
     return oid;
   }
 
@@ -243,6 +269,8 @@ export class GitHubTransport implements SyncTransport {
     const commitSha = ((await commitResponse.json()) as { sha: string }).sha;
     const ref = await this.request('POST', '/git/refs', { ref: `refs/heads/${this.place.branch}`, sha: commitSha }, 'write', signal, [422]);
     if (ref.status === 422) throw new RemoteMovedError(await this.readHead(signal)); // "Reference already exists"
+    this.knownTree = { head: commitSha, entries: new Map() };
+    await this.rememberCommit(commitSha, commitSha, { ...change, deletes: [] });
     return commitSha;
   }
 
@@ -257,7 +285,21 @@ export class GitHubTransport implements SyncTransport {
     const response = await this.request('PUT', `/contents/${path}`, { message: 'Start the Knack library', content: bytesToBase64(marker), branch: this.place.branch }, 'write', signal, [404, 409, 422]);
     if (response.status !== 200 && response.status !== 201) throw new RemoteMovedError(await this.readHead(signal));
     const first = ((await response.json()) as { commit: { sha: string } }).commit.sha;
+    this.knownTree = { head: first, entries: new Map() };
     return this.commitOnBranch(first, change, signal);
+  }
+
+  /** The listing at `head` after `change` landed on `base`, when the listing at `base` is known. */
+  private async rememberCommit(base: string, head: string, change: RemoteChange): Promise<void> {
+    if (this.knownTree?.head !== base) {
+      this.knownTree = null;
+      return;
+    }
+    const entries = new Map(this.knownTree.entries);
+    for (const path of change.deletes) entries.delete(path);
+    for (const [path, { bytes }] of change.writes) entries.set(path, { id: await gitBlobId(bytes), mode: FILE_MODE });
+    entries.delete(FIRST_COMMIT_MARKER);
+    this.knownTree = { head, entries };
   }
 
   private async graphql(query: string, variables: Record<string, unknown>, access: Access, signal?: AbortSignal): Promise<unknown> {

@@ -130,9 +130,14 @@ describe('reading', () => {
     expect(await github.readHead()).toBe(head);
     expect(sent).toHaveLength(1);
     const tree = await github.readTree(head);
-    expect(sent).toHaveLength(3); // the root listing to find the folder, then the folder's
+    expect(sent).toHaveLength(2); // GitHub names the folder's tree `<commit>:skills`
     expect([...tree.entries.keys()].sort()).toEqual(['.knack/records.json', 'git/SKILL.md', 'git/scripts/run.sh']);
     expect(tree.entries.get('git/SKILL.md')).toEqual({ id: '0899c2993dab9bdadd79689c1c3accc971096f18', mode: 0o644 });
+  });
+
+  it('reads a folder that is not there yet as an empty listing', async () => {
+    const head = await standIn.push('main', { 'README.md': 'hello' });
+    expect((await transport({ folder: 'skills/mine' }).readTree(head)).entries.size).toBe(0);
   });
 
   it('walks level by level where GitHub truncates the recursive listing', async () => {
@@ -195,6 +200,17 @@ describe('committing', () => {
     expect(await standIn.head('main')).toBe(head);
     expect((await standIn.listFiles('main')).sort()).toEqual(['a/SKILL.md', 'b/SKILL.md', 'c/SKILL.md']);
     expect(decode((await standIn.readFile('main', 'a/SKILL.md')) ?? undefined)).toBe('a, edited');
+  });
+
+  it('knows the listing after its own commit without asking, and it is the real one', async () => {
+    const base = await standIn.push('main', { 'lib/a/SKILL.md': 'a', 'lib/b/SKILL.md': 'b' });
+    const github = transport({ folder: 'lib' });
+    await github.readTree(base);
+    const head = await github.commit(change(base, { 'a/SKILL.md': 'a2', 'c/run.sh': new Uint8Array([0, 1]) }, ['b/SKILL.md']));
+    sent.length = 0;
+    const known = await github.readTree(head);
+    expect(sent).toEqual([]);
+    expect(known.entries).toEqual((await transport({ folder: 'lib' }).readTree(head)).entries);
   });
 
   it('refuses a commit on a branch that moved, writing nothing', async () => {
