@@ -15,6 +15,7 @@ import { RemoteMovedError, SyncPlaceError, type RemoteChange, type RemoteEntry, 
 import { gitBlobId } from './gitBlobId';
 
 const FILE_MODE = 0o644;
+const IN_FLIGHT = 32;
 /** Never library files: other tools' bookkeeping, and Chromium's swap files while a write is open. */
 const IGNORED_NAMES = new Set(['.git', '.DS_Store', 'Thumbs.db', 'desktop.ini', '__MACOSX']);
 const IGNORED_SUFFIXES = ['.crswap'];
@@ -29,7 +30,8 @@ interface PermissionHandle {
 }
 
 interface ListedFile {
-  handle: FileSystemFileHandle;
+  /** The file as listed: reading it fails if it changed since (NotReadableError). */
+  file: File;
   size: number;
   lastModified: number;
 }
@@ -37,6 +39,21 @@ interface ListedFile {
 interface Listing {
   id: string | null;
   files: Map<string, ListedFile>;
+}
+
+/** `work` on every item, at most IN_FLIGHT at a time; results in the items' order. */
+async function inPool<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(IN_FLIGHT, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(items[index]!);
+      }
+    }),
+  );
+  return results;
 }
 
 /** Whether this browser can open a folder on this computer at all. */
@@ -108,11 +125,20 @@ export class FolderTransport implements SyncTransport {
       listing = await this.list(signal);
       if (listing.id !== head) throw new RemoteMovedError(listing.id);
     }
-    const entries = new Map<string, RemoteEntry>();
-    for (const [path, file] of listing.files) {
-      signal?.throwIfAborted();
-      entries.set(path, { id: await this.blobId(path, file), mode: FILE_MODE });
+    const listed = [...listing.files];
+    let ids: string[];
+    try {
+      ids = await inPool(listed, ([path, file]) => {
+        signal?.throwIfAborted();
+        return this.blobId(path, file);
+      });
+    } catch (error) {
+      // A file changed between the listing and its read: the head is already stale.
+      if (error instanceof DOMException && (error.name === 'NotReadableError' || error.name === 'NotFoundError')) throw new RemoteMovedError((await this.list(signal)).id);
+      throw error;
     }
+    const entries = new Map<string, RemoteEntry>();
+    listed.forEach(([path], index) => entries.set(path, { id: ids[index]!, mode: FILE_MODE }));
     return { head, entries };
   }
 
@@ -161,23 +187,30 @@ export class FolderTransport implements SyncTransport {
   }
 
   private async list(signal?: AbortSignal): Promise<Listing> {
-    const files = new Map<string, ListedFile>();
+    // Sibling folders are listed together and files stat'ed IN_FLIGHT at a time: each call is a
+    // round trip to the browser process, and one at a time is several times slower (docs/sync.md).
+    const handles: [string, FileSystemFileHandle][] = [];
     const walk = async (directory: FileSystemDirectoryHandle, base: string): Promise<void> => {
+      const folders: Promise<void>[] = [];
       for await (const [name, handle] of (directory as ListableDirectory).entries()) {
         signal?.throwIfAborted();
         if (IGNORED_NAMES.has(name) || IGNORED_SUFFIXES.some((suffix) => name.endsWith(suffix))) continue;
-        if (handle.kind === 'directory') await walk(handle as FileSystemDirectoryHandle, `${base}${name}/`);
-        else {
-          const file = await (handle as FileSystemFileHandle).getFile();
-          files.set(base + name, { handle: handle as FileSystemFileHandle, size: file.size, lastModified: file.lastModified });
-        }
+        if (handle.kind === 'directory') folders.push(walk(handle as FileSystemDirectoryHandle, `${base}${name}/`));
+        else handles.push([base + name, handle as FileSystemFileHandle]);
       }
+      await Promise.all(folders);
     };
+    const files = new Map<string, ListedFile>();
     try {
       await walk(this.root, '');
+      const stats = await inPool(handles, async ([, handle]) => {
+        signal?.throwIfAborted();
+        return handle.getFile();
+      });
+      handles.forEach(([path], index) => files.set(path, { file: stats[index]!, size: stats[index]!.size, lastModified: stats[index]!.lastModified }));
     } catch (error) {
       if (error instanceof DOMException && error.name === 'NotFoundError') {
-        throw new SyncPlaceError(`The folder ${this.root.name} is gone (moved or deleted): choose it again with Connect.`, 'not-found');
+        throw new SyncPlaceError(`The folder ${this.root.name} changed while it was read, or is gone: run Sync now again, or choose it again with Connect.`, 'not-found');
       }
       throw error;
     }
@@ -192,7 +225,7 @@ export class FolderTransport implements SyncTransport {
     const key = `${path}\0${file.size}\0${file.lastModified}`;
     let id = this.ids.get(key);
     if (!id) {
-      id = await gitBlobId(new Uint8Array(await (await file.handle.getFile()).arrayBuffer()));
+      id = await gitBlobId(new Uint8Array(await file.file.arrayBuffer()));
       this.ids.set(key, id);
     }
     return id;
