@@ -48,6 +48,8 @@ export const budgets = [
   { key: 'githubSyncOneSkillThere', limit: 3, unit: 'requests', path: 'githubSync.oneSkillChangedThere.requests', spec: 'GitHub sync with one skill changed on another device, 1,423 skills' },
   { key: 'githubSyncOneSkillHere', limit: 3, unit: 'requests', path: 'githubSync.oneSkillChangedHere.requests', spec: 'GitHub sync with one skill changed here, 1,423 skills' },
   { key: 'syncFolderReread1423', limit: 2000, unit: 'ms p50', path: 'syncFolderReread1423.warm.p50', spec: 'folder re-read (on focus) of 1,423 skills, nothing changed' },
+  { key: 'threeWayMerge100KB', limit: 50, unit: 'ms p50', path: 'threeWayMerge100KB.merge.p50', spec: 'three-way merge of a 100 KB SKILL.md edited on both sides (docs/install.md)' },
+  { key: 'checkForUpdates1000Requests', limit: 20, unit: 'requests', path: 'checkForUpdates1000.requests', spec: 'Check for updates over 1,000 installed skills from 20 sources: source reads' },
   { key: 'forgedToolCold', limit: 100, unit: 'ms', path: 'forgedTools.sandbox.coldFirstInPageMs', spec: 'forged tool call in the sandbox, cold (first call in the page: engine, worker, call)' },
   { key: 'forgedToolWarm', limit: 5, unit: 'ms p50', path: 'forgedTools.sandbox.warm.p50', spec: 'forged tool call in the sandbox, warm (round trip from the page)' },
   { key: 'forgedToolCorrect', limit: 0, unit: 'wrong answers of 20', path: 'forgedTools.withToolWrong', spec: 'discount + VAT + rounding questions answered through the forged tool: wrong answers' },

@@ -23,6 +23,7 @@ import type { SessionServices } from './sessionServices';
 import type { ChatServices } from './chatServices';
 import type { GateServices } from './gateServices';
 import type { BackupService } from './backupService';
+import type { SyncService } from './syncServices';
 import type { ModelWindows } from './modelWindows';
 import type { ForgedToolServices } from './forgedToolServices';
 
@@ -59,6 +60,8 @@ export interface AppServices {
   gate(): Promise<GateServices>;
   /** Tab only: backup, restore and wipe for Settings (app/backupService.ts). */
   backup(): Promise<BackupService>;
+  /** Tab only: Settings → Sync and when it runs (app/syncServices.ts, docs/sync.md). */
+  sync(): Promise<SyncService>;
   /** Each model's window and token counter (app/modelWindows.ts, docs/context-window.md). */
   modelWindows(): Promise<ModelWindows>;
   /** Tab only: forged tools, proven in the sandbox and offered to the chat (docs/forged-tools.md). */
@@ -152,6 +155,22 @@ export async function createAppServices(
 
   const backup = context === 'tab' ? once(async () => (await import('./backupService')).createBackupService(storage)) : tabOnly('Backup and restore');
 
+  const sync =
+    context === 'tab'
+      ? once(async () => {
+          const { SyncService } = await import('./syncServices');
+          return new SyncService({
+            settings,
+            skills,
+            changes: storage.changes,
+            locks: storage.locks,
+            records: storage.stores.sync,
+            appOrigin: globalThis.location?.origin ?? '',
+            online: () => globalThis.navigator?.onLine !== false,
+          });
+        })
+      : tabOnly('Sync');
+
   const modelWindows = once(async () => (await import('./modelWindowServices')).createModelWindows(storage, settings, context));
 
   const { activity } = storage.stores;
@@ -182,6 +201,7 @@ export async function createAppServices(
     chat,
     gate,
     backup,
+    sync,
     modelWindows,
     forgedTools,
   };

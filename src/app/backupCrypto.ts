@@ -84,7 +84,8 @@ export async function decryptSecrets(envelope: EncryptedSecrets, passphrase: str
 }
 
 /**
- * Splits secrets out of settings records: every property named `apiKey` with a non-empty value
+ * Splits secrets out of settings records: every property named `apiKey` (a provider's key) or
+ * `token` (a sync place's token, docs/sync.md) with a non-empty value
  * is blanked in the copy that goes into the backup and returned as `{ settingsKey: { path: value } }`.
  */
 export function extractSecrets(settings: readonly [string, unknown][]): { cleaned: [string, unknown][]; secrets: Record<string, Record<string, string>> } {
@@ -98,12 +99,14 @@ export function extractSecrets(settings: readonly [string, unknown][]): { cleane
   return { cleaned, secrets };
 }
 
+const SECRET_FIELDS = new Set(['apiKey', 'token']);
+
 function blankKeys(value: unknown, path: string, found: Record<string, string>): unknown {
   if (Array.isArray(value)) return value.map((item, i) => blankKeys(item, `${path}${i}/`, found));
   if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return value;
   const out: Record<string, unknown> = {};
   for (const [name, inner] of Object.entries(value)) {
-    if (name === 'apiKey' && typeof inner === 'string' && inner !== '') {
+    if (SECRET_FIELDS.has(name) && typeof inner === 'string' && inner !== '') {
       found[`${path}${name}`] = inner;
       out[name] = '';
     } else out[name] = blankKeys(inner, `${path}${name}/`, found);

@@ -29,6 +29,8 @@ export interface KnackStores {
   verdicts: RecordStore<VerdictRecord>;
   /** The gate's replay cache (`replays`); read through gate/replayCache.ts. */
   replays: RecordStore<ReplayCacheEntry>;
+  /** What sync remembers between runs (`sync`); read through sync/syncState.ts. */
+  sync: RecordStore<unknown>;
 }
 
 /**
@@ -60,5 +62,6 @@ export function createKnackStores(open: RecordStoreOpener, changes: ChangeFeed, 
     catalogSnapshot: open<unknown>('index'),
     verdicts: open<VerdictRecord>('verdicts'),
     replays: open<ReplayCacheEntry>('replays'),
+    sync: open<unknown>('sync'),
   };
 }

@@ -13,6 +13,7 @@ import { emptyCuratorState, type CuratorState } from '../curator/curatorRules';
 import type { MemoryApprovalMode } from '../memory/memoryTool';
 import { defaultSkillSettings, type SkillSettings } from '../skills/skillEngine';
 import { DEFAULT_GATE_SETTINGS, type GateSettings } from '../gate/gateSettings';
+import { DEFAULT_SYNC_SETTINGS, normalizeSyncSettings, type SyncSettings } from '../sync/syncSettings';
 import { isEvidencePolicy } from '../gate/policy';
 import { newChatModel, resolveChatModel, type ChatModelChoice } from './chatModels';
 import { DEFAULT_SETTINGS, mergeSettings, normalizeSettings, reviewKey, reviewProviderSettings, toolProtocolFor, type KnackSettings } from './appSettings';
@@ -34,6 +35,8 @@ export interface KnackSettingsSchema {
   memory: MemorySettings;
   curator: CuratorState;
   gate: GateSettings;
+  /** Settings → Sync (docs/sync.md); its `token` is a secret like `apiKey`. */
+  sync: SyncSettings;
 }
 
 export type KnackSettingsService = SettingsService<KnackSettingsSchema>;
@@ -80,6 +83,7 @@ export function createSettingsService(
     memory: { record: 'memory', defaults: { ...defaultMemorySettings }, normalize: withDefaults(defaultMemorySettings) },
     curator: { record: 'curatorState', defaults: emptyCuratorState(), normalize: withDefaults(emptyCuratorState()) },
     gate: { record: 'gate', defaults: structuredClone(DEFAULT_GATE_SETTINGS) as GateSettings, normalize: normalizeGateSettings },
+    sync: { record: 'sync', defaults: { ...DEFAULT_SYNC_SETTINGS }, normalize: normalizeSyncSettings },
   });
 }
 

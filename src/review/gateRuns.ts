@@ -30,7 +30,7 @@ export interface GateBackend {
 }
 
 /** Change actions that rewrite a skill's files: each makes its verdict stale, so it is run again. */
-export const GATE_WRITE_ACTIONS: readonly string[] = ['create', 'edit', 'patch', 'write_file', 'remove_file', 'rollback', 'import'];
+export const GATE_WRITE_ACTIONS: readonly string[] = ['create', 'edit', 'patch', 'write_file', 'remove_file', 'rollback', 'import', 'update'];
 /** Change actions after which a pending run of the skill is dropped. */
 const GATE_DROP_ACTIONS: readonly string[] = ['delete', 'archive'];
 /** Requests a case costs (its two arms), for the permission question's estimate. */

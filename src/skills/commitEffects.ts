@@ -1,6 +1,8 @@
 import type { Ledger, LedgerEntry } from './ledger';
 import type { UsageRecord, UsageStore } from './usageStore';
 
+type InstalledSourceRecord = NonNullable<UsageRecord['installed_from']>;
+
 /**
  * The records that describe a file change: its ledger entry and its usage-record update.
  * They travel with the change (in the journal intent for multi-file changes) and are applied
@@ -18,7 +20,13 @@ export type UsageEffect =
   /** The user approved the staged verdict `verdictId`. */
   | { op: 'approveVerdict'; name: string; verdictId: string }
   /** The verdict stopped (or, bytes back to the measured ones, resumed) describing the skill. */
-  | { op: 'setVerificationStale'; name: string; stale: boolean };
+  | { op: 'setVerificationStale'; name: string; stale: boolean }
+  /**
+   * An installed skill was updated from its source (src/install/update.ts), or such an update was
+   * rolled back: its source record becomes `installedFrom`, and a verdict measured on the old bytes
+   * goes stale (docs/install.md, "Updates").
+   */
+  | { op: 'setInstalledFrom'; name: string; installedFrom: InstalledSourceRecord | null; staleVerdict: boolean };
 
 export interface CommitEffects {
   ledger?: LedgerEntry;
@@ -85,6 +93,9 @@ async function applyUsageEffects(effects: UsageEffect[], usage: UsageStore): Pro
         break;
       case 'setVerificationStale':
         await usage.setVerificationStale(effect.name, effect.stale);
+        break;
+      case 'setInstalledFrom':
+        await usage.setInstalledFrom(effect.name, effect.installedFrom, effect.staleVerdict);
         break;
     }
   }

@@ -7,7 +7,12 @@
  * the source says it serves now), the installed hash (what we wrote when we installed or last
  * updated) and the skill's current hash. Current = installed means "not edited here".
  */
-import { sha256Hex } from './ledger';
+
+// Not ledger.ts's sha256Hex: the ledger imports the usage store, which imports this module's type.
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+}
 
 /** The kinds of place a skill can be installed from. */
 export type SourceKind = 'github' | 'well-known' | 'clawhub' | 'raw';

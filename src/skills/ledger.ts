@@ -106,6 +106,14 @@ export class Ledger {
   }
 
   /**
+   * Stores the bytes of files no entry side holds (an installed skill's upstream files, the base of
+   * its next update: docs/install.md, "The three-way merge") and returns their versions.
+   */
+  async storeBlobs(files: SkillFiles): Promise<FileVersion[]> {
+    return (await this.storeVersions(files))[0]!;
+  }
+
+  /**
    * Builds one entry and stores the blobs it refers to, without appending it: the entry is
    * appended when the change it describes is committed (see commitEffects.ts). Paths whose
    * content is the same before and after are left out, so an entry shows only what changed.

@@ -1,4 +1,5 @@
 import type { LedgerActor } from '../tools/writeContext';
+import type { InstalledSource } from './installedSource';
 import type { LedgerEntry, SkillFiles } from './ledger';
 import type { SkillEngine } from './skillEngine';
 import type { LifecycleFailure, SkillChange } from './skillChange';
@@ -33,6 +34,9 @@ export async function planRollbackChange(
     const bytes = await engine.files.read(path);
     if (bytes) current.set(path, bytes);
   }
+  // An update from the source carries the source record on both sides (src/install/update.ts): the
+  // rollback puts the earlier one back, and records the swap so it can be rolled back in turn.
+  const installed = installedFromSwap(target);
   return {
     skill: target.skill,
     action: 'rollback',
@@ -43,15 +47,24 @@ export async function planRollbackChange(
       before: current,
       after: plan.writes,
       changes: { writes: [...plan.writes.entries()], deletes: plan.deletes.filter((p) => current.has(p)) },
-      evidence: { rolled_back_action: target.action },
+      evidence: { rolled_back_action: target.action, ...installed?.evidence },
       rollbackOf: target.id,
     },
+    ...(installed ? { usage: [{ op: 'setInstalledFrom' as const, name: target.skill, installedFrom: installed.restore, staleVerdict: false }] } : {}),
     settle: async () => {
       await refreshCatalogFor(engine, touched, dirs);
       await syncUsageAfterRestore(engine, target.skill, touched);
     },
     result: null,
   };
+}
+
+/** The source record a rollback of `target` restores, when `target` changed it. */
+function installedFromSwap(target: LedgerEntry): { restore: InstalledSource | null; evidence: Record<string, unknown> } | null {
+  const { evidence } = target;
+  if (!('installed_from_before' in evidence) || !('installed_from_after' in evidence)) return null;
+  const restore = (evidence.installed_from_before ?? null) as InstalledSource | null;
+  return { restore, evidence: { installed_from_before: evidence.installed_from_after ?? null, installed_from_after: restore } };
 }
 
 /**

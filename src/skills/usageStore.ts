@@ -370,6 +370,24 @@ export class UsageStore {
     });
   }
 
+  /**
+   * The source record after an update from the source (or the rollback of one): with
+   * `staleVerdict`, a verdict measured on the earlier bytes no longer describes the skill, as
+   * after an edit (docs/install.md, "Updates").
+   */
+  setInstalledFrom(name: string, installedFrom: InstalledSource | null, staleVerdict: boolean): Promise<UsageRecord | null> {
+    return this.update(name, (record, now) => {
+      record.installed_from = installedFrom;
+      if (!staleVerdict) return;
+      record.patch_count += 1;
+      record.last_patched_at = now;
+      if (record.verdict_id !== null) {
+        record.verification_stale = true;
+        markModelVerdictsStale(record);
+      }
+    });
+  }
+
   /** The user approved the staged verdict `verdictId` (the gate checks that it is the current one). */
   approveVerdict(name: string, verdictId: string): Promise<UsageRecord | null> {
     return this.update(name, (record) => {

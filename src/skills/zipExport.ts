@@ -54,8 +54,9 @@ export function checkSkill(skill: ExportSkill): ExportProblem[] {
  * the other files they wrote were 644.
  */
 export function importedModes(history: readonly LedgerEntry[]): Map<string, number> | null {
-  const latest = [...history].reverse().find((entry) => entry.action === 'import' || entry.action === 'create' || entry.action === 'delete');
-  if (!latest || latest.action !== 'import') return null;
+  // An update from the source (src/install/update.ts) records the modes it wrote, as an import does.
+  const latest = [...history].reverse().find((entry) => entry.action === 'import' || entry.action === 'update' || entry.action === 'create' || entry.action === 'delete');
+  if (!latest || (latest.action !== 'import' && latest.action !== 'update')) return null;
   const modes = new Map<string, number>();
   const recorded = latest.evidence.modes;
   if (recorded && typeof recorded === 'object') {

@@ -19,6 +19,7 @@
  * | index        | out-of-line: "snapshot", "manifest"…  | —                                        | skill-index snapshot with its generation |
  * | searchIndex  | out-of-line: chunk key                | —                                        | serialized session-search index |
  * | activity     | out-of-line: run id                   | `byStarted` (startedAt)                  | review and curator runs for the Activity view (v2) |
+ * | sync         | out-of-line: `place`, `base:<skill>`… | —                                        | the sync's last synced version of each skill, conflicts, held skills (v4, docs/sync.md) |
  *
  * Migrations are additive: each one may create stores and indexes and transform records,
  * but never delete a store or an index (a newer tab must not destroy what an older tab
@@ -65,6 +66,7 @@ export interface KnackSchema extends DBSchema {
   index: { key: string; value: unknown };
   searchIndex: { key: string; value: unknown };
   activity: { key: string; value: unknown; indexes: { byStarted: number } };
+  sync: { key: string; value: unknown };
 }
 
 export type KnackStoreName = keyof KnackSchema & string;
@@ -83,6 +85,7 @@ export const RECORD_STORE_NAMES = [
   'index',
   'searchIndex',
   'activity',
+  'sync',
 ] as const satisfies readonly KnackStoreName[];
 export type RecordStoreName = (typeof RECORD_STORE_NAMES)[number];
 
@@ -125,6 +128,13 @@ export const KNACK_MIGRATIONS: readonly Migration[] = [
     version: 3,
     description: 'per-model verdicts: verdict records name their model key, usage records keep a verdict per model',
     apply: (_db, tx) => backfillModelVerdicts(tx),
+  },
+  {
+    version: 4,
+    description: 'sync store: the last synced version of each skill, conflicts and held skills (docs/sync.md)',
+    apply(db) {
+      db.createObjectStore('sync');
+    },
   },
 ];
 

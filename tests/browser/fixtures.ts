@@ -20,6 +20,7 @@
 import { test as base, expect } from '@playwright/test';
 import { startScriptedServer, type ScriptedServer, type ScriptedServerOptions } from '../fixtures/scriptedServer';
 import { SEED_ENV, chooseSeed } from '../fixtures/seededRandom';
+import { startGitServer, type GitServer } from '../fixtures/gitServer';
 
 export interface ScriptedFixtures {
   /** Options passed to startScriptedServer; override with test.use({ scriptedOptions }). */
@@ -27,6 +28,8 @@ export interface ScriptedFixtures {
   scripted: ScriptedServer;
   /** The seed of this run of a randomized test. */
   seed: number;
+  /** A real git server (git http-backend) on 127.0.0.1 for sync tests (tests/fixtures/gitServer.ts). */
+  gitServer: GitServer;
 }
 
 export const test = base.extend<ScriptedFixtures>({
@@ -56,6 +59,15 @@ export const test = base.extend<ScriptedFixtures>({
     }
   },
   // eslint-disable-next-line no-empty-pattern -- Playwright needs the destructuring even with no dependencies
+  gitServer: async ({}, use) => {
+    const server = await startGitServer();
+    try {
+      await use(server);
+    } finally {
+      await server.close();
+    }
+  },
+  // eslint-disable-next-line no-empty-pattern -- Playwright needs the destructuring even with no dependencies
   seed: async ({}, use, testInfo) => {
     const seed = chooseSeed();
     const replay = `${SEED_ENV}=${seed}`;
@@ -69,4 +81,4 @@ export const test = base.extend<ScriptedFixtures>({
 });
 
 export { expect };
-export type { ScriptedServer, ScriptedServerOptions };
+export type { ScriptedServer, ScriptedServerOptions, GitServer };

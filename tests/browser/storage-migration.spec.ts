@@ -1,6 +1,6 @@
 /**
  * SPEC §3.2: a versioned schema with additive migrations. A populated version-1 database
- * is upgraded to the app's version 3 (the `activity` store, per-model verdicts) and then by a
+ * is upgraded to the app's version 4 (the `activity` store, per-model verdicts, the `sync` store) and then by a
  * test-only next migration without losing a record, and a migration that would delete a store is
  * refused with the data left as it was.
  */
@@ -24,7 +24,7 @@ test('the app database has the documented stores and indexes', async ({ page }) 
     };
   });
   expect(shape.name).toBe('knack');
-  expect(shape.version).toBe(3);
+  expect(shape.version).toBe(4);
   expect(shape.stores).toEqual({
     blobs: { keyPath: null, indexes: [] },
     index: { keyPath: null, indexes: [] },
@@ -39,6 +39,7 @@ test('the app database has the documented stores and indexes', async ({ page }) 
     usage: { keyPath: null, indexes: [] },
     verdicts: { keyPath: null, indexes: ['bySkill'] },
     activity: { keyPath: null, indexes: ['byStarted'] },
+    sync: { keyPath: null, indexes: [] },
   });
 });
 
@@ -140,9 +141,10 @@ test('a populated v1 database upgrades to the app version and a test next versio
   });
 
   // v3 (per-model verdicts) only adds fields to verdict and usage records that name a model.
-  expect(result.appVersion).toBe(3);
-  expect(result.appUpgrade).toEqual({ version: 3, activityIndexes: ['byStarted'], unchanged: true });
-  expect(result.version).toBe(4);
+  expect(result.appVersion).toBe(4);
+  expect(result.appUpgrade).toEqual({ version: 4, activityIndexes: ['byStarted'], unchanged: true });
+  expect(result.version).toBe(5);
+  expect(result.stores).toContain('sync');
   expect(result.stores).toContain('attachments');
   expect(result.stores).toContain('activity');
   for (const store of Object.keys(result.beforeUpgrade)) {
@@ -156,5 +158,5 @@ test('a populated v1 database upgrades to the app version and a test next versio
   expect(result.secondSession).toEqual(Array.from({ length: 40 }, (_, i) => i));
   expect(result.assistantCount).toBe(100);
   expect(result.badUpgrade).toMatch(/^MigrationError: .*deleted the store "ledger"/);
-  expect(result.afterRefusal).toEqual({ version: 4, ledger: 10 });
+  expect(result.afterRefusal).toEqual({ version: 5, ledger: 10 });
 });

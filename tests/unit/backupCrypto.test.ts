@@ -25,4 +25,12 @@ describe('backup keys section', () => {
     expect(insertSecrets(cleaned, secrets)).toEqual(settings);
     expect(settings[0]![1]).toMatchObject({ apiKey: 'sk-app' }); // the input is not changed
   });
+
+  it('treats the sync token as a secret too (docs/sync.md)', () => {
+    const settings: [string, unknown][] = [['sync', { kind: 'git', url: 'https://git.example/me/skills.git', token: 'gt-secret', connected: true }]];
+    const { cleaned, secrets } = extractSecrets(settings);
+    expect(JSON.stringify(cleaned)).not.toContain('gt-secret');
+    expect(secrets).toEqual({ sync: { token: 'gt-secret' } });
+    expect(insertSecrets(cleaned, secrets)).toEqual(settings);
+  });
 });

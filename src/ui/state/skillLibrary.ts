@@ -27,6 +27,10 @@ export interface SkillRow {
   /** The user approved the staged verdict: the index shows [approved]. */
   approved?: boolean;
   pinned: boolean;
+  /** Where it was installed from (its source record's sourceKey); null when not installed from a link. */
+  source: string | null;
+  /** What the source filter shows for `source`: the repository, the site, the ClawHub slug or the file. */
+  sourceLabel: string | null;
   /** False for archived skills: they sit outside the catalogue and cannot be edited here. */
   live: boolean;
   parseError?: string;
@@ -39,14 +43,18 @@ export interface SkillFilters {
   owner: '' | SkillOwner;
   state: '' | SkillState;
   verification: '' | VerificationGroup;
+  /** A sourceKey, or NO_SOURCE for skills not installed from a link. */
+  source: string;
 }
 
 export const NO_CATEGORY = '(none)';
+/** The source filter's value for skills not installed from a link. */
+export const NO_SOURCE = '(none)';
 
-export const emptyFilters = (): SkillFilters => ({ query: '', category: '', owner: '', state: '', verification: '' });
+export const emptyFilters = (): SkillFilters => ({ query: '', category: '', owner: '', state: '', verification: '', source: '' });
 
 export function isFiltering(filters: SkillFilters): boolean {
-  return filters.query.trim() !== '' || filters.category !== '' || filters.owner !== '' || filters.state !== '' || filters.verification !== '';
+  return filters.query.trim() !== '' || filters.category !== '' || filters.owner !== '' || filters.state !== '' || filters.verification !== '' || filters.source !== '';
 }
 
 export function ownerOf(record: Pick<UsageRecord, 'created_by' | 'source'> | null): SkillOwner {
@@ -78,6 +86,23 @@ export function verificationGroup(input: VerificationInput): VerificationGroup {
   return 'unverified';
 }
 
+/** A source in a few words (docs/install.md, "Updates"): `owner/repo` for GitHub, else the host or slug. */
+export function sourceLabelOf(source: NonNullable<UsageRecord['installed_from']>): string {
+  if (source.kind === 'github') return source.sourceKey.replace(/^github:/, '').replace(/@.*$/, '');
+  if (source.kind === 'clawhub') return `ClawHub ${source.sourceKey.replace(/^clawhub:/, '')}`;
+  try {
+    const url = new URL(source.sourceKey);
+    return source.kind === 'raw' ? `${url.host}${url.pathname}` : url.host;
+  } catch {
+    return source.sourceKey;
+  }
+}
+
+function sourceFields(record: UsageRecord | null): Pick<SkillRow, 'source' | 'sourceLabel'> {
+  const source = record?.installed_from ?? null;
+  return source ? { source: source.sourceKey, sourceLabel: sourceLabelOf(source) } : { source: null, sourceLabel: null };
+}
+
 /** The label fields of a usage record, copied onto its row. */
 function labelFields(record: UsageRecord | null): Pick<SkillRow, 'verificationStale' | 'approved'> {
   return {
@@ -100,6 +125,7 @@ function liveRow(entry: CatalogEntry, record: UsageRecord | null): SkillRow {
     verification: record?.verification ?? 'unmeasured',
     ...labelFields(record),
     pinned: record?.pinned ?? false,
+    ...sourceFields(record),
     live: true,
     ...(entry.parseError ? { parseError: entry.parseError } : {}),
   };
@@ -118,6 +144,7 @@ function archivedRow(record: UsageRecord): SkillRow {
     verification: record.verification,
     ...labelFields(record),
     pinned: record.pinned,
+    ...sourceFields(record),
     live: false,
   };
 }
@@ -193,10 +220,12 @@ function matchesField(row: SkillRow, key: FilterKey, value: string): boolean {
       return row.state === value;
     case 'verification':
       return rowGroup(row) === value;
+    case 'source':
+      return (row.source ?? NO_SOURCE) === value;
   }
 }
 
-const FILTER_KEYS: FilterKey[] = ['category', 'owner', 'state', 'verification'];
+const FILTER_KEYS: FilterKey[] = ['category', 'owner', 'state', 'verification', 'source'];
 
 export function filterRows(rows: SkillRow[], filters: SkillFilters, except?: FilterKey): SkillRow[] {
   const terms = queryTerms(filters.query);
@@ -214,6 +243,8 @@ function fieldValue(row: SkillRow, key: FilterKey): string {
       return row.state;
     case 'verification':
       return rowGroup(row);
+    case 'source':
+      return row.source ?? NO_SOURCE;
   }
 }
 
@@ -272,6 +303,7 @@ export function filterOptions(rows: SkillRow[], filters: SkillFilters): Record<F
   }
   const count = (key: FilterKey, value: string) => counts.get(key)!.get(value) ?? 0;
   const categories = [...new Set(rows.map((row) => row.category).filter((c): c is string => c !== null))].sort();
+  const sources = [...new Map(rows.filter((row) => row.source !== null).map((row) => [row.source!, row.sourceLabel ?? row.source!]))].sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
   const withAll = (key: FilterKey, options: { value: string; label: string }[]): FilterOption[] => [
     { value: '', label: 'All', count: totals.get(key)! },
     ...options.map((option) => ({ ...option, count: count(key, option.value) })),
@@ -287,5 +319,9 @@ export function filterOptions(rows: SkillRow[], filters: SkillFilters): Record<F
       'verification',
       (Object.keys(VERIFICATION_LABELS) as VerificationGroup[]).map((value) => ({ value, label: VERIFICATION_LABELS[value] })),
     ),
+    source: withAll('source', [
+      ...sources.map(([value, label]) => ({ value, label })),
+      ...(sources.length > 0 && rows.some((row) => row.source === null) ? [{ value: NO_SOURCE, label: 'Not installed from a link' }] : []),
+    ]),
   };
 }

@@ -195,3 +195,38 @@ describe('filterOptions counts in one pass', () => {
     }
   });
 });
+
+describe('the source filter', () => {
+  const installed = (sourceKey: string, kind: 'github' | 'well-known', url: string) => ({
+    kind,
+    url,
+    sourceKey,
+    path: '',
+    revision: 'r1',
+    upstreamDigest: 'sha256:x',
+    installedHash: 'sha256:y',
+    installedAt: '2026-12-01T00:00:00.000Z',
+  });
+  const withSources = buildRows(entries, [
+    record('deploy-fly', { source: 'import', installed_from: installed('github:acme/skills@main', 'github', 'https://github.com/acme/skills') }),
+    record('sql-tuning', { source: 'import', installed_from: installed('https://docs.example/.well-known/agent-skills/index.json', 'well-known', 'https://docs.example') }),
+    record('commit-style', { source: 'user' }),
+  ]);
+
+  it('lists each source by a short label, and the skills not installed from a link', () => {
+    const options = filterOptions(withSources, emptyFilters()).source;
+    expect(options.map((option) => [option.label, option.count])).toEqual([
+      ['All', 3],
+      ['acme/skills', 1],
+      ['docs.example', 1],
+      ['Not installed from a link', 1],
+    ]);
+    expect(names(filterRows(withSources, filters({ source: 'github:acme/skills@main' })))).toEqual(['deploy-fly']);
+    expect(names(filterRows(withSources, filters({ source: options[3]!.value })))).toEqual(['commit-style']);
+    expect(isFiltering(filters({ source: 'github:acme/skills@main' }))).toBe(true);
+  });
+
+  it('offers no source options when no skill was installed from a link', () => {
+    expect(filterOptions(rows, emptyFilters()).source.map((option) => option.label)).toEqual(['All']);
+  });
+});

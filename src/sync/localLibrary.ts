@@ -1,0 +1,31 @@
+/**
+ * The library as the sync core sees it (docs/sync.md): skills by name, each with its files,
+ * their modes and its records. `skillLibrary.ts` implements it over the skill engine (every
+ * write through the skill's lock, the journal and the ledger); unit tests use the same one on
+ * the in-memory stores.
+ */
+import type { KnackSkillRecord } from './syncLayout';
+import type { SyncedFiles } from './syncState';
+
+export interface LocalSkill {
+  name: string;
+  files: SyncedFiles;
+  /** What this device knows of the skill: its installed source and its own verdicts. */
+  record: KnackSkillRecord;
+}
+
+export type RemoveResult = { ok: true } | { ok: false; error: string };
+
+export interface LocalLibrary {
+  /** The names of the skills that sync: top-level skills, not archived ones. */
+  list(): Promise<string[]>;
+  read(name: string): Promise<LocalSkill | null>;
+  /** A skill that came from the place and is new here (already scanned). */
+  create(name: string, files: SyncedFiles): Promise<void>;
+  /** New files for a skill that exists here (already scanned or merged). */
+  update(name: string, files: SyncedFiles): Promise<void>;
+  /** Deleted at the place: deleted here, ledgered, so it can be restored. */
+  remove(name: string): Promise<RemoveResult>;
+  /** The record's installed source, kept with the skill's usage record. */
+  applyRecord(name: string, record: KnackSkillRecord): Promise<void>;
+}
