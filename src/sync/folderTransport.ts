@@ -107,6 +107,11 @@ export class FolderTransport implements SyncTransport {
 
   constructor(private readonly root: FileSystemDirectoryHandle) {}
 
+  /** Whether `handle` is the folder this transport works in. */
+  sameFolder(handle: FileSystemDirectoryHandle): Promise<boolean> {
+    return this.root.isSameEntry(handle);
+  }
+
   /** The folder's name, for the status line. */
   get name(): string {
     return this.root.name;
