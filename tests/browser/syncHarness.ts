@@ -65,5 +65,5 @@ export async function syncNow(page: Page): Promise<void> {
   const region = syncRegion(page);
   await region.getByRole('button', { name: 'Sync now' }).click();
   await expect(syncStatus(page)).not.toHaveText('Syncing…', { timeout: 30_000 });
-  await expect(region.getByRole('button', { name: 'Sync now' })).toBeEnabled();
+  await expect(region.getByRole('button', { name: 'Sync now' })).toBeEnabled({ timeout: 30_000 });
 }
