@@ -73,6 +73,8 @@ export class SyncService {
   #again = false;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #library: SkillEngineLibrary | null = null;
+  /** The place's transport, kept between syncs: the git one keeps the objects it fetched. */
+  #transport: { key: string; transport: SyncTransport } | null = null;
 
   constructor(
     private readonly deps: {
@@ -137,6 +139,7 @@ export class SyncService {
     await this.deps.settings.update('sync', { connected: false });
     await this.state.clear();
     this.#queued.clear();
+    this.#transport = null;
     this.#set({ phase: 'off', text: 'Not connected', waiting: 0, conflicts: [], held: [], notices: [], lastSyncedAt: null });
   }
 
@@ -168,7 +171,9 @@ export class SyncService {
     const taken = new Set(this.#queued);
     this.#set({ phase: 'syncing', text: 'Syncing…' });
     try {
-      const transport = await SYNC_PLACES[settings.kind]!(settings, { appOrigin: this.deps.appOrigin });
+      const key = `${placeKeyOf(settings)} ${settings.token}`;
+      if (this.#transport?.key !== key) this.#transport = { key, transport: await SYNC_PLACES[settings.kind]!(settings, { appOrigin: this.deps.appOrigin }) };
+      const transport = this.#transport.transport;
       const local = await this.#local();
       const outcome = await new SyncEngine({ transport, local, state: this.state, placeKey: placeKeyOf(settings), changed }).run();
       for (const name of taken) this.#queued.delete(name);

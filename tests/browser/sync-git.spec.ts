@@ -77,19 +77,17 @@ test.describe('Sync with a git server', () => {
     await expect.poll(() => skillNames(a.page)).toEqual(all);
     await expect.poll(() => skillNames(b.page)).toEqual(all);
 
-    // Offline: the edit waits, then goes out when the device is back online.
+    // Offline, b edits two skills; meanwhile a deletes one of them. Back online, b's edits go
+    // out, and the deleted-there, edited-here skill is kept everywhere, with a notice.
     await b.context.setOffline(true);
     await manage(b.page, { action: 'patch', name: 'b-1', old_string: 'Step 1: b.', new_string: 'Step 1: written offline.' });
-    await expect(syncStatus(b.page)).toHaveText(/1 change waiting/, { timeout: 15_000 });
-    await b.context.setOffline(false);
-    await expect.poll(() => gitServer.git(repo, 'show', 'main:b-1/SKILL.md'), { timeout: 20_000 }).toContain('written offline');
-
-    // Deleted on one device, edited on the other: the edit is kept everywhere, with a notice.
+    await manage(b.page, { action: 'patch', name: 'a-1', old_string: 'Step 1: a.', new_string: 'Step 1: still needed.' });
+    await expect(syncStatus(b.page)).toHaveText(/^2 changes waiting/, { timeout: 15_000 });
     await manage(a.page, { action: 'delete', name: 'a-1' });
     await syncNow(a.page);
     await expect.poll(async () => (await gitServer.git(repo, 'ls-tree', '--name-only', 'main')).includes('a-1\n')).toBe(false);
-    await manage(b.page, { action: 'patch', name: 'a-1', old_string: 'Step 1: a.', new_string: 'Step 1: still needed.' });
-    await syncNow(b.page);
+    await b.context.setOffline(false);
+    await expect.poll(() => gitServer.git(repo, 'show', 'main:b-1/SKILL.md'), { timeout: 20_000 }).toContain('written offline');
     await expect(b.page.getByRole('list', { name: 'Sync notices' })).toContainText("'a-1' was deleted on another device and edited here");
     await expect.poll(() => gitServer.git(repo, 'show', 'main:a-1/SKILL.md')).toContain('still needed');
     await syncNow(a.page);
