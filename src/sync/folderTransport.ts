@@ -186,7 +186,9 @@ export class FolderTransport implements SyncTransport {
   }
 
   private async requirePermission(): Promise<void> {
-    if (!(await folderPermission(this.root, false))) {
+    // Asking works only right after a click (Sync now); otherwise the browser refuses and the
+    // message says to press it. The transport lives between syncs, so it asks itself.
+    if (!(await folderPermission(this.root, true).catch(() => false))) {
       throw new SyncPlaceError(`Knack needs your permission to use the folder ${this.root.name} again: press Sync now and allow it.`, 'auth');
     }
   }
