@@ -49,6 +49,10 @@ export const budgets = [
   // SPEC §7.1 "Cost": at most one summary request per 5 user turns at 4,096, per 3 at 2,048.
   { key: 'summaryRequests30TurnsAt4096', limit: 6, unit: 'requests', path: 'contextBudget.chat30TurnsAt4096.summaryRequests', spec: 'summary requests in a 30-turn chat at 4,096 (honest summariser)' },
   { key: 'summaryRequests15TurnsAt2048', limit: 5, unit: 'requests', path: 'contextBudget.chat15TurnsAt2048.summaryRequests', spec: 'summary requests in a 15-turn chat at 2,048 (honest summariser)' },
+  { key: 'githubSyncNothingChanged', limit: 1, unit: 'requests', path: 'githubSync.nothingChanged.requests', spec: 'GitHub sync with nothing changed, 1,423 skills (docs/sync.md)' },
+  { key: 'githubSyncOneSkillThere', limit: 3, unit: 'requests', path: 'githubSync.oneSkillChangedThere.requests', spec: 'GitHub sync with one skill changed on another device, 1,423 skills' },
+  { key: 'githubSyncOneSkillHere', limit: 3, unit: 'requests', path: 'githubSync.oneSkillChangedHere.requests', spec: 'GitHub sync with one skill changed here, 1,423 skills' },
+  { key: 'syncFolderReread1423', limit: 2000, unit: 'ms p50', path: 'syncFolderReread1423.warm.p50', spec: 'folder re-read (on focus) of 1,423 skills, nothing changed' },
   { key: 'threeWayMerge100KB', limit: 50, unit: 'ms p50', path: 'threeWayMerge100KB.merge.p50', spec: 'three-way merge of a 100 KB SKILL.md edited on both sides (docs/install.md)' },
   { key: 'checkForUpdates1000Requests', limit: 20, unit: 'requests', path: 'checkForUpdates1000.requests', spec: 'Check for updates over 1,000 installed skills from 20 sources: source reads' },
   { key: 'forgedToolCold', limit: 100, unit: 'ms', path: 'forgedTools.sandbox.coldFirstInPageMs', spec: 'forged tool call in the sandbox, cold (first call in the page: engine, worker, call)' },

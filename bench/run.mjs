@@ -50,6 +50,10 @@ const NODE_BENCHES = [
     run: async () => (await runnerImport(path.join(root, 'bench/node/tokenEstimate.ts'), { configFile: false, logLevel: 'silent' })).module.results,
   },
   {
+    name: 'githubSync',
+    run: async () => ({ githubSync: (await runnerImport(path.join(root, 'bench/node/githubSync.ts'), { configFile: false, logLevel: 'silent' })).module.results }),
+  },
+  {
     name: 'contextBudget',
     run: async () => (await runnerImport(path.join(root, 'bench/node/contextBudget.ts'), { configFile: false, logLevel: 'silent' })).module.results,
   },

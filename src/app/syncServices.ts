@@ -31,6 +31,14 @@ export const SYNC_PLACES: Partial<Record<SyncPlaceKind, TransportFactory>> = {
     const { GitTransport } = await import('../sync/gitTransport');
     return new GitTransport({ url: settings.url, branch: settings.branch, folder: settings.folder, token: settings.token, appOrigin });
   },
+  github: async (settings) => {
+    const { GitHubTransport, parseGitHubRepository } = await import('../sync/githubTransport');
+    const repository = parseGitHubRepository(settings.url);
+    if (!repository) throw new SyncPlaceError('Type the Repository URL as owner/name or https://github.com/owner/name.', 'other');
+    if (!settings.token) throw new SyncPlaceError(`Paste a fine-grained token with Contents: Read and write on ${repository.owner}/${repository.repo} in Token.`, 'auth');
+    return new GitHubTransport({ ...repository, branch: settings.branch, folder: settings.folder, token: settings.token });
+  },
+  folder: async () => (await import('../sync/folderHandleStore')).savedFolderTransport(),
 };
 
 export type SyncPhase = 'off' | 'syncing' | 'synced' | 'waiting' | 'conflicts' | 'error';

@@ -35,7 +35,7 @@ export class SkillRecords {
   constructor(
     private readonly local: LocalLibrary,
     private readonly state: SyncStateStore,
-    /** The place keeps file modes itself (git does; a folder does not). */
+    /** The place keeps file modes itself (a git server does; GitHub's createCommitOnBranch and a folder do not). */
     private readonly placeKeepsModes: boolean,
   ) {}
 

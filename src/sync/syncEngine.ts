@@ -77,7 +77,7 @@ export class SyncEngine {
   constructor(options: SyncOptions) {
     this.#o = options;
     this.#now = options.now ?? (() => new Date());
-    this.#records = new SkillRecords(options.local, options.state, options.transport.kind !== 'folder');
+    this.#records = new SkillRecords(options.local, options.state, options.transport.kind === 'git');
   }
 
   async run(): Promise<SyncOutcome> {

@@ -11,8 +11,8 @@ export interface Device {
   page: Page;
 }
 
-export async function openDevice(browser: Browser): Promise<Device> {
-  const context = await browser.newContext();
+export async function openDevice(browser: Browser, options: Parameters<Browser['newContext']>[0] = {}): Promise<Device> {
+  const context = await browser.newContext(options);
   const page = await context.newPage();
   await page.goto('/#/skills');
   await page.waitForFunction(() => Boolean(globalThis.knack?.skills));

@@ -8,6 +8,7 @@ import type { SkillSyncState, SyncService, SyncStatus } from '../../app/syncServ
 import type { ConflictChoice, FileConflict } from '../../skills/threeWayMerge';
 import type { SyncPlaceKind } from '../../sync/transport';
 import type { SyncedVerdict } from '../../sync/syncLayout';
+import { chooseSyncFolder } from '../../sync/folderHandleStore';
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -65,11 +66,21 @@ class SyncPanel {
     }
   };
 
-  connect = () =>
-    this.#act(async (sync) => {
+  connect = async () => {
+    if (this.kind === 'folder') {
+      // The folder picker needs the click's user activation: ask before anything else is awaited.
+      try {
+        this.url = await chooseSyncFolder();
+      } catch (error) {
+        this.error = message(error);
+        return;
+      }
+    }
+    await this.#act(async (sync) => {
       await sync.connect({ kind: this.kind, url: this.url.trim(), branch: this.branch.trim() || 'main', folder: this.folder.trim(), token: this.token });
       this.connected = true;
     });
+  };
 
   syncNow = () => this.#act((sync) => sync.syncNow('now'));
 
