@@ -129,7 +129,7 @@ export class SyncService {
 
   /** Saves the place and syncs everything once. */
   async connect(place: Pick<SyncSettings, 'kind' | 'url' | 'branch' | 'folder' | 'token'>): Promise<void> {
-    if (!SYNC_PLACES[place.kind]) throw new SyncPlaceError('This build cannot sync with that place yet: choose Git server.', 'other');
+    if (!SYNC_PLACES[place.kind]) throw new SyncPlaceError('This build cannot sync with that place yet: choose another place under Sync with.', 'other');
     if (!place.url) throw new SyncPlaceError('Type the Repository URL first.', 'other');
     await this.deps.settings.update('sync', { ...place, connected: true });
     this.#compareAll = true;

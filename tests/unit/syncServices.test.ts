@@ -10,8 +10,10 @@ import { skillToolDefinitions } from '../../src/skills/tools/skillToolDefinition
 import { SYNC_PLACES, SYNC_DEBOUNCE_MS, type SyncService } from '../../src/app/syncServices';
 
 const originalFolder = SYNC_PLACES.folder;
+const originalGithub = SYNC_PLACES.github;
 afterEach(() => {
   SYNC_PLACES.folder = originalFolder;
+  SYNC_PLACES.github = originalGithub;
   vi.useRealTimers();
 });
 
@@ -71,6 +73,7 @@ describe('SyncService', () => {
 
   it('says what went wrong, and refuses a place this build cannot reach', async () => {
     const { sync } = await setUp();
+    delete SYNC_PLACES.github;
     await expect(sync.connect({ kind: 'github', url: 'me/skills', branch: 'main', folder: '', token: '' })).rejects.toThrow(/cannot sync with that place yet/);
     SYNC_PLACES.folder = async () => {
       throw new Error('The folder was moved or deleted.');
