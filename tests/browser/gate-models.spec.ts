@@ -21,7 +21,7 @@ test('a version-2 database with verdicts upgrades to per-model verdicts', async 
     await v2.put('usage', { name: 'plain', verification: 'unmeasured', verdict_id: null }, 'plain');
     await v2.put('usage', { kind: 'labels', json: '{"house-font":{"verification":"promoted","state":"active"}}' }, '#labels');
     v2.close();
-    const v3 = await k.openDb({ name, migrations: k.migrations });
+    const v3 = await k.openDb({ name, migrations: k.migrations.slice(0, 3) });
     const out = {
       version: v3.version,
       run: (await v3.get('verdicts', 'run-1')) as Record<string, unknown>,

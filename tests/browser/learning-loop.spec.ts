@@ -173,6 +173,7 @@ test('a correction in chat becomes a skill with cases, the gate verifies it on i
   expect(await waitForReply(page)).not.toBe(sessionId);
   const nextChat = scripted.requests.slice(before).filter((r) => r.method === 'POST' && !isGateReplay(r) && !isReviewRequest(r));
   expect(nextChat).toHaveLength(2);
+  expect(invokedSkill(nextChat[0]!)).toBe(SKILL);
   const system = chatMessagesOf(nextChat[0]!)[0]!;
   expect(system.role).toBe('system');
   expect(String(system.content)).toMatch(new RegExp(`${SKILL}[^\\n]*\\[verified\\]`));
@@ -181,8 +182,10 @@ test('a correction in chat becomes a skill with cases, the gate verifies it on i
   expect(viewResult.success).toBe(true);
   expect(JSON.stringify(viewResult)).toContain('Every caption names the house font, Pretendard.');
   expect(viewResult.verification?.verdict).toBe('promoted');
-  // The chat shows the load as the skill's chip.
-  await expect(conversation(page).locator(`[data-skill="${SKILL}"]`)).toContainText(SKILL);
+  // The chat shows each load as the skill's chip: the router's at Send (small windows route by
+  // default, and Send computes the pick for the text sent) and the model's own skill_view.
+  await expect(conversation(page).locator(`[data-skill="${SKILL}"]`)).toHaveCount(2);
+  await expect(conversation(page).locator(`[data-skill="${SKILL}"]`).first()).toContainText(SKILL);
 
   // The skill view agrees: promoted.
   await openSkillDetail(page, SKILL);
