@@ -12,6 +12,12 @@ import { rollbackEntry } from '../../src/skills/skillLifecycle';
 import { resolveSyncConflict } from '../../src/sync/syncConflicts';
 import { parseRecord, recordPath } from '../../src/sync/syncLayout';
 import type { SyncPlaceKind } from '../../src/sync/transport';
+import { GateRuns } from '../../src/review/gateRuns';
+import type { ProviderSettings } from '../../src/providers/createProvider';
+import type { StorageChange } from '../../src/storage/changes';
+import { providerModelKey } from '../../src/gate/modelKey';
+import { usageIndexLabel } from '../../src/gate/indexLabel';
+import { hasFreshVerdict } from '../../src/skills/modelVerdicts';
 
 function device(place: MemoryPlace, kind: SyncPlaceKind = 'git') {
   const t = createTestEngine();
@@ -171,6 +177,85 @@ describe('sync core', () => {
     // b agrees on the record: nothing more to send.
     place.requests = 0;
     expect((await b.sync('all')).sent).toEqual([]);
+  });
+
+  it('counts a verdict that arrives for the same bytes: no automatic gate run of that model, [verified] for it, until an edit', async () => {
+    const place = new MemoryPlace();
+    const a = device(place);
+    const b = device(place);
+    const model = (name: string): ProviderSettings => ({ kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:8080/v1', apiKey: '', model: name }) as ProviderSettings;
+    const measured = providerModelKey(model('qwen3-8b'));
+    const other = providerModelKey(model('llama-3.2-3b'));
+    await a.t.manage({ action: 'create', name: 'tea', content: skillContent('tea') });
+    await a.t.engine.usage.applyVerdict('tea', 'promoted', 'run-a', measured);
+    await a.sync();
+
+    // Device b's gate, as the tab wires it (tabLearning.ts), once for each gate model: the
+    // change feed of b's engine, a skill with cases, and b's usage record for the verdicts.
+    const listeners = new Set<(change: StorageChange) => void>();
+    b.t.engine.onChange = ({ skill, action, dir }) => {
+      for (const listener of listeners) listener({ type: 'skill-changed', name: skill, dir, action });
+    };
+    const decided: string[] = [];
+    const gateOn = (provider: ProviderSettings) =>
+      new GateRuns({
+        backend: async () => ({ runGate: async () => ({ kind: 'failed', error: 'no run is expected' }), cancel: async () => undefined }),
+        resetBackend: () => undefined,
+        record: () => undefined,
+        gateProvider: () => provider,
+        idleMs: () => Number.POSITIVE_INFINITY,
+        now: () => Date.now(),
+        subscribeChanges: (listener) => {
+          listeners.add(listener);
+          return () => listeners.delete(listener);
+        },
+        countCases: async () => 6,
+        measuredAlready: async (skill) => {
+          const fresh = hasFreshVerdict(await b.t.engine.usage.find(skill), providerModelKey(provider));
+          decided.push(`${provider.model}:${fresh}`);
+          return fresh;
+        },
+      });
+    const gateMeasured = gateOn(model('qwen3-8b'));
+    const gateOther = gateOn(model('llama-3.2-3b'));
+    try {
+      expect(await b.sync()).toMatchObject({ received: ['tea'] });
+      await expect.poll(() => decided.sort()).toEqual(['llama-3.2-3b:false', 'qwen3-8b:true']);
+      // The decisions' continuations run before the next task.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(gateMeasured.isPending('tea')).toBe(false);
+      expect(gateOther.isPending('tea')).toBe(true);
+      expect((await b.t.engine.usage.find('tea'))?.model_verdicts[measured]).toMatchObject({ verification: 'promoted', stale: false, measured_on: 'another-device' });
+      let label = (await b.t.engine.usage.labels()).get('tea');
+      expect(usageIndexLabel(label, measured)).toBe('[verified]');
+      expect(usageIndexLabel(label, other)).toBe('[unverified]');
+      // b does not send the verdict back as its own: the place's record stays as a wrote it.
+      expect((await b.sync('all')).sent).toEqual([]);
+
+      await b.t.manage({ action: 'patch', name: 'tea', old_string: 'Step 1: Do the thing.', new_string: 'Step 1: Boil water.' });
+      expect((await b.t.engine.usage.find('tea'))?.model_verdicts[measured]).toMatchObject({ stale: true });
+      label = (await b.t.engine.usage.labels()).get('tea');
+      expect(usageIndexLabel(label, measured)).toBe('[unverified]');
+      expect(gateMeasured.isPending('tea')).toBe(true);
+    } finally {
+      gateMeasured.dispose();
+      gateOther.dispose();
+    }
+  });
+
+  it('keeps a verdict for other bytes out of the skill\'s verdicts', async () => {
+    const place = new MemoryPlace();
+    const a = device(place);
+    const b = device(place);
+    await a.t.manage({ action: 'create', name: 'tea', content: skillContent('tea') });
+    await a.t.engine.usage.applyVerdict('tea', 'promoted', 'run-a', 'openai qwen3-8b');
+    await a.sync();
+    // The place's record names a hash these files do not have (another tool rewrote SKILL.md).
+    place.write('tea/SKILL.md', skillContent('tea', 'Use for tea, rewritten elsewhere.'));
+    await b.sync();
+    expect(await b.text('tea/SKILL.md')).toContain('rewritten elsewhere');
+    expect((await b.t.engine.usage.find('tea'))?.model_verdicts).toEqual({});
+    expect(await b.state.arrivedVerdicts('tea')).toBeNull();
   });
 
   it('retries when the place moves during a commit, and stops after the bound with nothing lost', async () => {
