@@ -7,6 +7,8 @@
  */
 import { parseEvalsFile } from '../gate/evalCases';
 import { EVALS_FILE } from '../gate/gateJob';
+import { providerModelKey } from '../gate/modelKey';
+import { hasFreshVerdict } from '../skills/modelVerdicts';
 import type { GateSettings } from '../gate/gateSettings';
 import type { ProviderSettings } from '../providers/createProvider';
 import { LearningLoop, type IdleClock } from '../review/learningLoop';
@@ -65,6 +67,7 @@ export function createTabLearningLoop(app: AppServices, options: { idle: IdleClo
     gateProvider: () => gate.provider(),
     subscribeChanges: (listener) => app.changes.subscribe(listener),
     countCases: (skill) => countCases(app, skill),
+    measuredAlready: async (skill) => hasFreshVerdict(await (await app.skills()).engine.usage.find(skill), providerModelKey(gate.provider())),
     claimAutomaticRun: (skill) => tryHoldLock(gateRunLockKey(skill)),
     online: () => (typeof navigator === 'undefined' ? true : navigator.onLine),
   });

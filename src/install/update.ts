@@ -19,6 +19,7 @@ import { scanSkill, type ScanResult } from '../skills/scanner';
 import { commitSkillChange, type LifecycleFailure, type SkillChange } from '../skills/skillLifecycle';
 import type { SkillEngine } from '../skills/skillEngine';
 import { mergeSkillFiles, resolveSkillMerge, sameBytes, sameFileSet, type ConflictChoice, type SkillMerge } from '../skills/threeWayMerge';
+import { isJunkPath, unsafePathReason } from '../skills/zipArchive';
 import { importedModes } from '../skills/zipExport';
 import { decisionFor, type ImportDecision } from '../skills/zipImport';
 import type { ReadUpstream, UpstreamSkill } from './upstream';
@@ -190,6 +191,26 @@ async function readVersions(engine: SkillEngine, versions: readonly FileVersion[
   return files;
 }
 
+/**
+ * The upstream files as an update may write them, by the rules of a zip import
+ * (skills/zipArchive.ts): an archiver's junk (__MACOSX/, ._*, .DS_Store, __pycache__/, *.pyc) is
+ * dropped, and a path that could leave the skill's folder refuses the whole update, so a source
+ * never writes more than an install from it would have (docs/install.md, "Updates").
+ */
+export function cleanFetched(fetched: { files: Map<string, Uint8Array>; modes: Map<string, number> }): { files: Map<string, Uint8Array>; modes: Map<string, number> } | { unsafe: { path: string; reason: string } } {
+  const files = new Map<string, Uint8Array>();
+  const modes = new Map<string, number>();
+  for (const [path, bytes] of fetched.files) {
+    const reason = unsafePathReason(path) ?? (path.split('/').some((part) => part === '' || part === '.') ? 'path has an empty or "." segment' : null);
+    if (reason) return { unsafe: { path, reason } };
+    if (isJunkPath(path)) continue;
+    files.set(path, bytes);
+    const mode = fetched.modes.get(path);
+    if (mode !== undefined) modes.set(path, mode);
+  }
+  return { files, modes };
+}
+
 /** Fetches the upstream files and decides between replace and merge. Writes nothing. */
 export async function prepareUpdate(engine: SkillEngine, name: string, upstream: UpstreamSkill, signal?: AbortSignal): Promise<PreparedUpdate | UpdateFailure> {
   const record = await engine.usage.find(name);
@@ -197,7 +218,11 @@ export async function prepareUpdate(engine: SkillEngine, name: string, upstream:
   if (!source) return { success: false, error: `'${name}' was not installed from a link, so it has no source to update from.` };
   const dir = engine.catalog.findByName(name)[0]?.dir;
   if (!dir) return { success: false, error: `Skill '${name}' not found; check for updates again.` };
-  const fetched = await upstream.fetchFiles(signal);
+  const cleaned = cleanFetched(await upstream.fetchFiles(signal));
+  if ('unsafe' in cleaned) {
+    return { success: false, error: `${source.url} served '${name}' with a file the library cannot hold ('${cleaned.unsafe.path}': ${cleaned.unsafe.reason}); nothing was changed. Ask the source to fix it, or keep this version.` };
+  }
+  const fetched = cleaned;
   if (!fetched.files.has('SKILL.md')) return { success: false, error: `${source.url} served '${name}' without a SKILL.md; nothing was changed.` };
   const [mine, history] = await Promise.all([readSkillFolder(engine, dir), engine.ledger.list(name)]);
   const mineModes = recordedModes(history);

@@ -70,6 +70,12 @@ export interface GateRunsDeps {
   subscribeChanges?(listener: (change: StorageChange) => void): () => void;
   /** Cases in the skill's evals/evals.json, null when it has none (imports run only with cases). */
   countCases?(skill: string): Promise<number | null>;
+  /**
+   * Whether a fresh verdict of the gate's model already describes the skill's bytes — one a
+   * sync brought from another device with the files (docs/sync.md, "Proof travels"): then an
+   * import queues no automatic run, and a queued one is dropped before it starts.
+   */
+  measuredAlready?(skill: string): Promise<boolean>;
   timers?: Timers;
   now(): number;
   onUpdate?(): void;
@@ -252,12 +258,23 @@ export class GateRuns {
     if (GATE_DROP_ACTIONS.includes(change.action)) return this.#dropPending(skill);
     if (!GATE_WRITE_ACTIONS.includes(change.action)) return;
     if (change.action !== 'import') return this.schedule(skill, 'changed');
-    // An import runs only when it brought cases.
-    void (this.deps.countCases?.(skill) ?? Promise.resolve(null))
-      .then((cases) => {
-        if (cases) this.schedule(skill, 'import');
+    // An import runs only when it brought cases, and not when it brought the verdict of the
+    // gate's model for these very bytes (a sync from another device).
+    void Promise.all([this.deps.countCases?.(skill) ?? Promise.resolve(null), this.#measuredAlready(skill)])
+      .then(([cases, measured]) => {
+        if (cases && !measured) this.schedule(skill, 'import');
       })
       .catch((error: unknown) => console.warn('[knack] reading an imported skill\u2019s cases failed', error));
+  }
+
+  async #measuredAlready(skill: string): Promise<boolean> {
+    if (!this.deps.measuredAlready) return false;
+    try {
+      return await this.deps.measuredAlready(skill);
+    } catch (error) {
+      console.warn('[knack] reading the skill\u2019s verdicts failed; the gate runs as if it had none', error);
+      return false;
+    }
   }
 
   #dropPending(skill: string): void {
@@ -301,15 +318,24 @@ export class GateRuns {
     }
     this.#dropPending(skill);
     const options = { budget: { maxRequests: settings.dailyCap - used } };
-    if (!this.deps.claimAutomaticRun) {
+    if (!this.deps.claimAutomaticRun && !this.deps.measuredAlready) {
       this.#start(skill, entry.trigger, options);
       return;
     }
     void this.#claimThenStart(skill, entry.trigger, options);
   }
 
-  /** Starts an automatic run only if no other tab runs the same skill now (docs/gate.md, "Triggers"). */
+  /**
+   * Starts an automatic run only if no fresh verdict of the gate's model arrived meanwhile (a
+   * sync) and no other tab runs the same skill now (docs/gate.md, "Triggers").
+   */
   async #claimThenStart(skill: string, trigger: GateTrigger, options: Pick<GateJob, 'budget'>): Promise<void> {
+    if (await this.#measuredAlready(skill)) return;
+    if (this.#runs.has(skill)) return;
+    if (!this.deps.claimAutomaticRun) {
+      this.#start(skill, trigger, options);
+      return;
+    }
     let release: (() => void) | null;
     try {
       release = await this.deps.claimAutomaticRun!(skill);

@@ -142,6 +142,8 @@ export interface LearningLoopDeps {
   subscribeChanges?(listener: (change: StorageChange) => void): () => void;
   /** Cases in a skill's evals/evals.json, null when it has none. */
   countCases?(skill: string): Promise<number | null>;
+  /** A fresh verdict of the gate's model already describes the skill (see gateRuns.ts). */
+  measuredAlready?(skill: string): Promise<boolean>;
   /** Timers for the gate's debounce and idle checks (tests pass fake ones). */
   timers?: Timers;
   /** The cross-tab claim on a skill's automatic gate run (see gateRuns.ts). */
@@ -203,6 +205,7 @@ export class LearningLoop {
       idleMs: () => this.idleMs(),
       subscribeChanges: deps.subscribeChanges,
       countCases: deps.countCases,
+      measuredAlready: deps.measuredAlready,
       claimAutomaticRun: deps.claimAutomaticRun,
       timers: deps.timers,
       now: () => this.#now(),

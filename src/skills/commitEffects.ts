@@ -1,6 +1,7 @@
 import type { Ledger, LedgerEntry } from './ledger';
 import type { UsageRecord, UsageStore } from './usageStore';
 import type { InstalledSource } from './installedSource';
+import type { ArrivedVerdict } from './modelVerdicts';
 
 type InstalledSourceRecord = NonNullable<UsageRecord['installed_from']>;
 
@@ -19,6 +20,8 @@ export type UsageEffect =
   | { op: 'setPinned'; name: string; pinned: boolean }
   /** A gate run applied to the skill (gate/gateEffects.ts). */
   | { op: 'applyVerdict'; name: string; verification: UsageRecord['verification']; verdictId: string; modelKey?: string }
+  /** Verdicts another device measured on the bytes this change writes (sync, docs/sync.md "Proof travels"). */
+  | { op: 'acceptArrivedVerdicts'; name: string; verdicts: ArrivedVerdict[] }
   /** The user approved the staged verdict `verdictId`. */
   | { op: 'approveVerdict'; name: string; verdictId: string }
   /** The verdict stopped (or, bytes back to the measured ones, resumed) describing the skill. */
@@ -89,6 +92,9 @@ async function applyUsageEffects(effects: UsageEffect[], usage: UsageStore): Pro
         break;
       case 'applyVerdict':
         await usage.applyVerdict(effect.name, effect.verification, effect.verdictId, effect.modelKey);
+        break;
+      case 'acceptArrivedVerdicts':
+        await usage.acceptArrivedVerdicts(effect.name, effect.verdicts);
         break;
       case 'approveVerdict':
         await usage.approveVerdict(effect.name, effect.verdictId);

@@ -22,7 +22,22 @@ export interface ModelVerdict {
   stale: boolean;
   /** The user approved this staged verdict ([approved], never [verified]). */
   approved?: boolean;
+  /**
+   * Measured by another device on exactly these bytes and received by sync (docs/sync.md,
+   * "Proof travels"): it counts like this device's own verdict, but no local run backs it, so
+   * `verdict_id` names no stored run.
+   */
+  measured_on?: 'another-device';
 }
+
+/** A verdict that arrived with a skill's files: the model it was measured on and its word. */
+export interface ArrivedVerdict {
+  model: string;
+  verification: Verification;
+}
+
+/** The `verdict_id` of a verdict measured on another device (no run of this device's `verdicts` store). */
+export const ANOTHER_DEVICE_VERDICT_ID = 'another-device';
 
 /** What the index needs of one model's verdict (only what can change the label). */
 export interface ModelLabel {
@@ -36,6 +51,32 @@ export type ModelVerdicts = Record<string, ModelVerdict>;
 /** A run on `modelKey` was applied: that model's verdict is this one, fresh. */
 export function setModelVerdict(record: WithModelVerdicts, modelKey: string, verification: Verification, verdictId: string): void {
   record.model_verdicts = { ...record.model_verdicts, [modelKey]: { verification, verdict_id: verdictId, stale: false } };
+}
+
+/**
+ * Verdicts another device measured on the bytes just written here: each is that model's
+ * verdict, fresh, unless this device holds its own fresh verdict of the model (a local
+ * measurement of the same bytes is never replaced by a copy).
+ */
+export function acceptArrivedVerdicts(record: WithModelVerdicts, verdicts: readonly ArrivedVerdict[]): void {
+  const next: ModelVerdicts = { ...record.model_verdicts };
+  for (const { model, verification } of verdicts) {
+    if (verification === 'unmeasured') continue;
+    const own = next[model];
+    if (own && !own.stale && own.measured_on === undefined) continue;
+    next[model] = { verification, verdict_id: ANOTHER_DEVICE_VERDICT_ID, stale: false, measured_on: 'another-device' };
+  }
+  record.model_verdicts = next;
+}
+
+/**
+ * Whether a fresh verdict of `modelKey` already describes the skill's bytes (measured here or
+ * on another device): then an automatic gate run of that model has nothing to learn
+ * (docs/gate.md, "Triggers").
+ */
+export function hasFreshVerdict(record: Partial<WithModelVerdicts> | null | undefined, modelKey: string): boolean {
+  const entry = record?.model_verdicts?.[modelKey];
+  return !!entry && !entry.stale && entry.verification !== 'unmeasured';
 }
 
 /** An edit: no model's verdict describes the new bytes. */

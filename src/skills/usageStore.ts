@@ -4,12 +4,14 @@ import { createdByFor, type CreatedBy, type UsageSource } from '../tools/writeCo
 import { emptyOutcomes, type CandidateCase, type UseOutcomes } from './candidateCases';
 import type { InstalledSource } from './installedSource';
 import {
+  acceptArrivedVerdicts,
   approveModelVerdict,
   markModelVerdictsStale,
   modelLabelsOf,
   sameModelLabels,
   setModelVerdict,
   setModelVerdictStale,
+  type ArrivedVerdict,
   type ModelLabel,
   type ModelVerdicts,
   type Verification,
@@ -183,8 +185,9 @@ function markCreated(record: UsageRecord, now: string, source: UsageRecord['sour
     record.verdict_id = null;
     record.verification_stale = false;
     record.model_verdicts = {};
-  } else if (record.verdict_id !== null) {
-    record.verification_stale = true;
+  } else {
+    if (record.verdict_id !== null) record.verification_stale = true;
+    // A verdict that arrived from another device has no local run (verdict_id null) but goes stale too.
     markModelVerdictsStale(record);
   }
   record.approved_by = null;
@@ -329,10 +332,9 @@ export class UsageStore {
       record.last_patched_at = now;
       // An edited skill's earlier verdict no longer describes it (docs/gate.md, "Effects"): the
       // word stays as the record of what was measured, the label falls back to [unverified].
-      if (record.verdict_id !== null) {
-        record.verification_stale = true;
-        markModelVerdictsStale(record);
-      }
+      if (record.verdict_id !== null) record.verification_stale = true;
+      // Also a verdict that arrived from another device (docs/sync.md, "Proof travels").
+      markModelVerdictsStale(record);
     });
   }
 
@@ -370,6 +372,15 @@ export class UsageStore {
     });
   }
 
+  /**
+   * Verdicts another device measured on the bytes this skill now has (docs/sync.md, "Proof
+   * travels"): each becomes that model's verdict, marked `measured_on: 'another-device'`. The
+   * record's own verdict fields (this device's last run) stay as they are.
+   */
+  acceptArrivedVerdicts(name: string, verdicts: readonly ArrivedVerdict[]): Promise<UsageRecord | null> {
+    return this.update(name, (record) => acceptArrivedVerdicts(record, verdicts));
+  }
+
   /** Marks the verdict stale (true) or current again (false), e.g. after a rollback to verified bytes. */
   setVerificationStale(name: string, stale: boolean): Promise<UsageRecord | null> {
     return this.update(name, (record) => {
@@ -389,10 +400,9 @@ export class UsageStore {
       if (!staleVerdict) return;
       record.patch_count += 1;
       record.last_patched_at = now;
-      if (record.verdict_id !== null) {
-        record.verification_stale = true;
-        markModelVerdictsStale(record);
-      }
+      if (record.verdict_id !== null) record.verification_stale = true;
+      // Also a verdict that arrived from another device (docs/sync.md, "Proof travels").
+      markModelVerdictsStale(record);
     });
   }
 

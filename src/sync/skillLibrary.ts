@@ -14,6 +14,7 @@ import type { SkillEngine } from '../skills/skillEngine';
 import { defaultMode, importedModes } from '../skills/zipExport';
 import { skillContentHash } from '../skills/installedSource';
 import type { UsageEffect } from '../skills/commitEffects';
+import type { ArrivedVerdict } from '../skills/modelVerdicts';
 import type { LocalLibrary, LocalSkill, RemoveResult } from './localLibrary';
 import { RECORD_FORMAT, type KnackSkillRecord, type SyncedVerdict } from './syncLayout';
 import type { SyncedFiles } from './syncState';
@@ -50,7 +51,9 @@ export class SkillEngineLibrary implements LocalLibrary {
   async #record(name: string, files: SyncedFiles): Promise<KnackSkillRecord> {
     const usage = await this.engine.usage.find(name);
     const verdicts: SyncedVerdict[] = [];
-    const fresh = Object.entries(usage?.model_verdicts ?? {}).filter(([, verdict]) => !verdict.stale && verdict.verification !== 'unmeasured');
+    // This device's own measurements; those that arrived from another device travel through
+    // the sync state's arrived verdicts (skillRecords.ts), so the view can say where they came from.
+    const fresh = Object.entries(usage?.model_verdicts ?? {}).filter(([, verdict]) => !verdict.stale && verdict.verification !== 'unmeasured' && verdict.measured_on === undefined);
     if (fresh.length > 0) {
       const hash = await skillContentHash(new Map([...files].map(([path, file]) => [path, file.bytes])), new Map([...files].map(([path, file]) => [path, file.mode])));
       for (const [model, verdict] of fresh) verdicts.push({ model, verification: verdict.verification, contentHash: hash });
@@ -58,22 +61,38 @@ export class SkillEngineLibrary implements LocalLibrary {
     return { format: RECORD_FORMAT, version: 1, installed_from: usage?.installed_from ?? null, verdicts };
   }
 
-  create(name: string, files: SyncedFiles): Promise<void> {
-    return this.#write(name, files, true);
+  create(name: string, files: SyncedFiles, verdicts: readonly ArrivedVerdict[] = []): Promise<void> {
+    return this.#write(name, files, true, verdicts);
   }
 
-  update(name: string, files: SyncedFiles): Promise<void> {
-    return this.#write(name, files, false);
+  update(name: string, files: SyncedFiles, verdicts: readonly ArrivedVerdict[] = []): Promise<void> {
+    return this.#write(name, files, false, verdicts);
   }
 
-  async #write(name: string, files: SyncedFiles, creating: boolean): Promise<void> {
+  async acceptVerdicts(name: string, verdicts: readonly ArrivedVerdict[]): Promise<void> {
+    if (verdicts.length > 0) await this.engine.usage.acceptArrivedVerdicts(name, verdicts);
+  }
+
+  /**
+   * The usage effects of a write: a new skill is created (staged, as an import); new files for
+   * one that exists make its earlier verdicts stale, as an edit does; then the verdicts that
+   * arrived for exactly these files — in the same commit, so the gate's change event already
+   * sees them and queues no run for a model they cover (docs/sync.md, "Proof travels").
+   */
+  #usageEffects(name: string, creating: boolean, verdicts: readonly ArrivedVerdict[]): UsageEffect[] {
+    const effects: UsageEffect[] = creating ? [{ op: 'created', name, source: 'import' }] : [{ op: 'bumpPatch', name }];
+    if (verdicts.length > 0) effects.push({ op: 'acceptArrivedVerdicts', name, verdicts: [...verdicts] });
+    return effects;
+  }
+
+  async #write(name: string, files: SyncedFiles, creating: boolean, verdicts: readonly ArrivedVerdict[]): Promise<void> {
     const engine = this.engine;
     const committed = await commitSkillChange(engine, name, async (): Promise<SkillChange<null>> => {
       const existing = engine.catalog.findByName(name)[0];
       const dir = existing?.dir ?? `${SKILLS_ROOT}/${name}`;
       const before: SkillFiles = await captureFiles(engine.files, dir);
       const after: SkillFiles = new Map([...files].map(([path, file]) => [`${dir}/${path}`, file.bytes]));
-      const usage: UsageEffect[] = creating && !existing ? [{ op: 'created', name, source: 'import' }] : [];
+      const usage = this.#usageEffects(name, creating && !existing, verdicts);
       return {
         skill: name,
         action: 'import',

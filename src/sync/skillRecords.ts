@@ -31,6 +31,13 @@ export function filesHash(files: SyncedFiles): Promise<string> {
   return skillContentHash(new Map([...files].map(([path, file]) => [path, file.bytes])), new Map([...files].map(([path, file]) => [path, file.mode])));
 }
 
+/** The verdicts of `record` measured on exactly `files`. */
+async function matchingVerdicts(files: SyncedFiles, record: KnackSkillRecord): Promise<SyncedVerdict[]> {
+  if (record.verdicts.length === 0) return [];
+  const hash = await filesHash(files);
+  return record.verdicts.filter((verdict) => verdict.contentHash === hash);
+}
+
 export class SkillRecords {
   constructor(
     private readonly local: LocalLibrary,
@@ -56,12 +63,19 @@ export class SkillRecords {
     return encodeRecord(record);
   }
 
-  /** A record that came in with `files`: its source, and its verdicts for exactly these files. */
-  async accept(name: string, files: SyncedFiles, record: KnackSkillRecord): Promise<void> {
+  /**
+   * A record that came in with `files`: its source, and its verdicts for exactly these files.
+   * Those are kept twice: in the sync state, to send on and to show where they were measured,
+   * and (unless `written` says the write already carried them) as the skill's own per-model
+   * verdicts, so the gate does not run them again (docs/sync.md, "Proof travels"). A verdict
+   * for other bytes is ignored.
+   */
+  async accept(name: string, files: SyncedFiles, record: KnackSkillRecord, written = false): Promise<void> {
     if (record.installed_from) await this.local.applyRecord(name, record);
-    const hash = await filesHash(files);
-    const matching = record.verdicts.filter((verdict) => verdict.contentHash === hash);
-    if (matching.length > 0) await this.state.putArrivedVerdicts({ name, verdicts: matching, record });
+    const matching = await matchingVerdicts(files, record);
+    if (matching.length === 0) return;
+    await this.state.putArrivedVerdicts({ name, verdicts: matching, record });
+    if (!written) await this.local.acceptVerdicts(name, matching.map(({ model, verification }) => ({ model, verification })));
   }
 
   /** Writes what came in (files null: a deletion), after the scanner. */
@@ -77,9 +91,10 @@ export class SkillRecords {
       return { ok: false, notice: `'${name}' came in dangerous (${scan.summary}): it is held for your decision and stays out of the library.` };
     }
     await this.state.removeHeld(name);
-    if (local) await this.local.update(name, files);
-    else await this.local.create(name, files);
-    if (record) await this.accept(name, files, record);
+    const verdicts = record ? (await matchingVerdicts(files, record)).map(({ model, verification }) => ({ model, verification })) : [];
+    if (local) await this.local.update(name, files, verdicts);
+    else await this.local.create(name, files, verdicts);
+    if (record) await this.accept(name, files, record, true);
     return { ok: true };
   }
 

@@ -13,19 +13,28 @@ test.describe('Sync with a git server', () => {
     const b = await openDevice(browser);
     await manage(a.page, { action: 'create', name: 'tea', content: skillMd('tea', TEN_STEPS) });
     await manage(a.page, { action: 'create', name: 'coffee', content: skillMd('coffee', ['Step 1: grind.']) });
-    // A verdict a measured travels with the content hash it was measured on.
-    await manage(a.page, { action: 'create', name: 'proof', content: skillMd('proof', ['Step 1: prove.']) });
-    await a.page.evaluate(() =>
-      globalThis.knack!.skills!.engine.usage.update('proof', (record) => {
-        record.model_verdicts = { 'openai qwen3-8b': { verification: 'promoted', verdict_id: 'bench-v1', stale: false } };
-      }),
-    );
+    // A verdict a measured travels with the content hash it was measured on, and on b it counts
+    // for b's gate model: that import queues no automatic run (docs/sync.md, "Proof travels").
+    // 'proofread', with cases and a verdict of another model only, is queued as any import.
+    const gateModel = 'http://127.0.0.1:9/v1 small-model';
+    await b.page.evaluate(() => globalThis.knack!.settings!.update('gate', { provider: { baseUrl: 'http://127.0.0.1:9/v1', model: 'small-model' } }));
+    for (const [name, model] of [['proof', gateModel], ['proofread', 'openai qwen3-8b']]) {
+      await manage(a.page, { action: 'create', name, content: skillMd(name, ['Step 1: prove.']) });
+      await manage(a.page, { action: 'write_file', name, file_path: 'evals/evals.json', file_content: JSON.stringify({ evals: [{ id: 1, prompt: 'Prove it.', checks: [{ type: 'contains', value: 'proof' }] }] }) });
+      await a.page.evaluate(([skill, key]) => globalThis.knack!.skills!.engine.usage.applyVerdict(skill, 'promoted', 'bench-v1', key), [name, model] as const);
+    }
     await connectGit(a.page, repo.url);
     const sent = (await gitServer.git(repo, 'ls-tree', '-r', '--name-only', 'main')).trim().split('\n');
-    expect(sent.filter((path) => !path.startsWith('.knack/'))).toEqual(['coffee/SKILL.md', 'proof/SKILL.md', 'tea/SKILL.md']);
+    expect(sent.filter((path) => !path.startsWith('.knack/'))).toEqual(['coffee/SKILL.md', 'proof/SKILL.md', 'proof/evals/evals.json', 'proofread/SKILL.md', 'proofread/evals/evals.json', 'tea/SKILL.md']);
     expect(sent).toContain('.knack/skills/proof.json');
     await connectGit(b.page, repo.url);
     expect(await readSkillFile(b.page, 'tea/SKILL.md')).toBe(skillMd('tea', TEN_STEPS));
+    // 'proofread' is written after 'proof' (names in order): once it is queued, 'proof' was decided.
+    await b.page.waitForFunction(() => globalThis.knackUi?.learning.isGatePending('proofread') === true);
+    expect(await b.page.evaluate(() => globalThis.knackUi!.learning.isGatePending('proof'))).toBe(false);
+    expect(await b.page.evaluate(() => globalThis.knack!.skills!.engine.usage.find('proof').then((usage) => usage?.model_verdicts))).toEqual({
+      [gateModel]: { verification: 'promoted', verdict_id: 'another-device', stale: false, measured_on: 'another-device' },
+    });
 
     // Different skills, and different files and lines of one skill.
     await manage(a.page, { action: 'patch', name: 'coffee', old_string: 'Step 1: grind.', new_string: 'Step 1: grind fine.' });
@@ -64,7 +73,7 @@ test.describe('Sync with a git server', () => {
 
     await b.page.getByRole('button', { name: 'Back to skills' }).click();
     await b.page.getByRole('list', { name: 'Skills' }).getByRole('button', { name: /^proof\b/ }).click();
-    await expect(b.page.getByText('verified on openai qwen3-8b on another device')).toBeVisible();
+    await expect(b.page.getByText(`verified on ${gateModel} on another device`)).toBeVisible();
     await a.context.close();
     await b.context.close();
   });

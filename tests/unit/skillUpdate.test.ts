@@ -235,6 +235,34 @@ describe('applying an update', () => {
     expect(record).toMatchObject({ verification: 'promoted', verification_stale: true });
   });
 
+  it('drops the junk a zip import drops, and refuses a path that leaves the skill\'s folder, writing nothing', async () => {
+    const t = createTestEngine();
+    const source = new FakeSource();
+    await install(t, 'pdf-tools', { 'SKILL.md': V1 }, source);
+    await publish(source, 'rev-2', 'pdf-tools', {
+      'SKILL.md': V2,
+      'scripts/run.py': 'print(1)\n',
+      '__MACOSX/._SKILL.md': 'resource fork',
+      'scripts/._run.py': 'resource fork',
+      '.DS_Store': 'finder',
+      'scripts/__pycache__/run.cpython-312.pyc': 'bytecode',
+    });
+    const update = await prepared(t, source, 'pdf-tools');
+    expect([...update.theirs.keys()].sort()).toEqual(['SKILL.md', 'scripts/run.py']);
+    const outcome = await commitUpdate(t.engine, update);
+    expect(outcome).toMatchObject({ success: true });
+    expect((await t.files.walk('skills/pdf-tools')).sort()).toEqual(['skills/pdf-tools/SKILL.md', 'skills/pdf-tools/scripts/run.py']);
+    expect((await statusOf(t, source, 'pdf-tools')).status).toBe('up to date');
+
+    for (const [path, reason] of [['../escape.md', "'..'"], ['/etc/passwd', 'absolute'], ['references\\win.md', 'backslashes'], ['references//twice.md', 'empty']]) {
+      await publish(source, `rev-${path}`, 'pdf-tools', { 'SKILL.md': V1, [path]: 'x' });
+      const state = await statusOf(t, source, 'pdf-tools');
+      const refused = await prepareUpdate(t.engine, 'pdf-tools', state.upstream!);
+      expect(refused).toMatchObject({ success: false, error: expect.stringContaining(reason) });
+      expect(await read(t, 'SKILL.md')).toBe(V2);
+    }
+  });
+
   it('refuses to write when the skill changed after the update was prepared', async () => {
     const t = createTestEngine();
     const source = new FakeSource();

@@ -12,15 +12,28 @@ import { rollbackEntry } from '../../src/skills/skillLifecycle';
 import { resolveSyncConflict } from '../../src/sync/syncConflicts';
 import { parseRecord, recordPath } from '../../src/sync/syncLayout';
 import type { SyncPlaceKind } from '../../src/sync/transport';
+import { GateRuns } from '../../src/review/gateRuns';
+import { AUTO_RUN_DEBOUNCE_MS } from '../../src/gate/gateSettings';
+import type { ProviderSettings } from '../../src/providers/createProvider';
+import type { StorageChange } from '../../src/storage/changes';
+import { providerModelKey } from '../../src/gate/modelKey';
+import { usageIndexLabel } from '../../src/gate/indexLabel';
+import { hasFreshVerdict } from '../../src/skills/modelVerdicts';
 
 function device(place: MemoryPlace, kind: SyncPlaceKind = 'git') {
   const t = createTestEngine();
   const state = new SyncStateStore(new MemoryRecordStore());
   const local = new SkillEngineLibrary(t.engine);
+  // The device's change feed (the app publishes each skill change to it; the gate listens).
+  const changes = new Set<(change: StorageChange) => void>();
+  t.engine.onChange = ({ skill, action, dir }) => {
+    for (const listener of changes) listener({ type: 'skill-changed', name: skill, dir, action });
+  };
   return {
     t,
     state,
     local,
+    changes,
     sync: (changed: ReadonlySet<string> | 'all' = 'all', maxRounds?: number): Promise<SyncOutcome> =>
       new SyncEngine({ transport: place.transport(kind), local, state, placeKey: 'test', changed, maxRounds }).run(),
     text: async (path: string) => {
@@ -28,6 +41,59 @@ function device(place: MemoryPlace, kind: SyncPlaceKind = 'git') {
       return bytes ? new TextDecoder().decode(bytes) : null;
     },
   };
+}
+
+const model = (name: string): ProviderSettings => ({ kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:8080/v1', apiKey: '', model: name }) as ProviderSettings;
+
+/**
+ * A device's gate as the tab wires it (tabLearning.ts), for one gate model: the change feed of
+ * the device's engine, a skill with cases, the device's usage record for the verdicts, and
+ * timers the test fires. `decided` collects each "already measured?" answer.
+ */
+function gateOf(d: ReturnType<typeof device>, provider: ProviderSettings, decided: string[] = []) {
+  const jobs: string[] = [];
+  const timers = new Map<number, () => void>();
+  let serial = 0;
+  let clock = Date.now();
+  const runs = new GateRuns({
+    backend: async () => ({
+      runGate: async (job) => {
+        jobs.push(job.skill);
+        return { kind: 'failed', error: 'not measured in this test' };
+      },
+      cancel: async () => undefined,
+    }),
+    resetBackend: () => undefined,
+    record: () => undefined,
+    gateProvider: () => provider,
+    idleMs: () => Number.POSITIVE_INFINITY,
+    now: () => clock,
+    timers: {
+      set: (run) => {
+        timers.set(++serial, run);
+        return serial;
+      },
+      clear: (handle) => timers.delete(handle as number),
+    },
+    subscribeChanges: (listener) => {
+      d.changes.add(listener);
+      return () => d.changes.delete(listener);
+    },
+    countCases: async () => 6,
+    measuredAlready: async (skill) => {
+      const fresh = hasFreshVerdict(await d.t.engine.usage.find(skill), providerModelKey(provider));
+      decided.push(`${provider.model}:${fresh}`);
+      return fresh;
+    },
+  });
+  /** The debounce passes: the timers set so far fire, and due runs start or are dropped. */
+  const fire = () => {
+    clock += AUTO_RUN_DEBOUNCE_MS;
+    const due = [...timers.values()];
+    timers.clear();
+    for (const run of due) run();
+  };
+  return Object.assign(runs, { jobs, fire });
 }
 
 const body = (lines: string[]) => `# Steps\n\n${lines.join('\n')}\n`;
@@ -171,6 +237,95 @@ describe('sync core', () => {
     // b agrees on the record: nothing more to send.
     place.requests = 0;
     expect((await b.sync('all')).sent).toEqual([]);
+  });
+
+  it('counts a verdict that arrives for the same bytes: no automatic gate run of that model, [verified] for it, until an edit', async () => {
+    const place = new MemoryPlace();
+    const a = device(place);
+    const b = device(place);
+    const measured = providerModelKey(model('qwen3-8b'));
+    const other = providerModelKey(model('llama-3.2-3b'));
+    await a.t.manage({ action: 'create', name: 'tea', content: skillContent('tea') });
+    await a.t.engine.usage.applyVerdict('tea', 'promoted', 'run-a', measured);
+    await a.sync();
+
+    const decided: string[] = [];
+    const gateOn = (provider: ProviderSettings) => gateOf(b, provider, decided);
+    const gateMeasured = gateOn(model('qwen3-8b'));
+    const gateOther = gateOn(model('llama-3.2-3b'));
+    try {
+      expect(await b.sync()).toMatchObject({ received: ['tea'] });
+      await expect.poll(() => decided.sort()).toEqual(['llama-3.2-3b:false', 'qwen3-8b:true']);
+      // The decisions' continuations run before the next task.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(gateMeasured.isPending('tea')).toBe(false);
+      expect(gateOther.isPending('tea')).toBe(true);
+      expect((await b.t.engine.usage.find('tea'))?.model_verdicts[measured]).toMatchObject({ verification: 'promoted', stale: false, measured_on: 'another-device' });
+      let label = (await b.t.engine.usage.labels()).get('tea');
+      expect(usageIndexLabel(label, measured)).toBe('[verified]');
+      expect(usageIndexLabel(label, other)).toBe('[unverified]');
+      // b does not send the verdict back as its own: the place's record stays as a wrote it.
+      expect((await b.sync('all')).sent).toEqual([]);
+
+      await b.t.manage({ action: 'patch', name: 'tea', old_string: 'Step 1: Do the thing.', new_string: 'Step 1: Boil water.' });
+      expect((await b.t.engine.usage.find('tea'))?.model_verdicts[measured]).toMatchObject({ stale: true });
+      label = (await b.t.engine.usage.labels()).get('tea');
+      expect(usageIndexLabel(label, measured)).toBe('[unverified]');
+      expect(gateMeasured.isPending('tea')).toBe(true);
+    } finally {
+      gateMeasured.dispose();
+      gateOther.dispose();
+    }
+  });
+
+  it('counts a verdict that arrives after the files: a run queued for those bytes is dropped when it comes due', async () => {
+    const place = new MemoryPlace();
+    const a = device(place);
+    const b = device(place);
+    const measured = providerModelKey(model('qwen3-8b'));
+    await a.t.manage({ action: 'create', name: 'tea', content: skillContent('tea') });
+    await a.sync();
+    const decided: string[] = [];
+    const gateMeasured = gateOf(b, model('qwen3-8b'), decided);
+    const gateOther = gateOf(b, model('llama-3.2-3b'), decided);
+    try {
+      await b.sync();
+      await expect.poll(() => gateMeasured.isPending('tea') && gateOther.isPending('tea')).toBe(true);
+
+      // a measures the same bytes; b's next sync brings only the record.
+      await a.t.engine.usage.applyVerdict('tea', 'promoted', 'run-a', measured);
+      await a.sync(new Set(['tea']));
+      expect(await b.sync(new Set())).toMatchObject({ received: [] });
+      expect((await b.t.engine.usage.find('tea'))?.model_verdicts[measured]).toMatchObject({ verification: 'promoted', stale: false, measured_on: 'another-device' });
+      expect(usageIndexLabel((await b.t.engine.usage.labels()).get('tea'), measured)).toBe('[verified]');
+
+      decided.length = 0;
+      gateMeasured.fire();
+      gateOther.fire();
+      await expect.poll(() => gateOther.jobs).toEqual(['tea']);
+      await expect.poll(() => decided.sort()).toEqual(['llama-3.2-3b:false', 'qwen3-8b:true']);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(gateMeasured.jobs).toEqual([]);
+      expect(gateMeasured.isPending('tea')).toBe(false);
+    } finally {
+      gateMeasured.dispose();
+      gateOther.dispose();
+    }
+  });
+
+  it('keeps a verdict for other bytes out of the skill\'s verdicts', async () => {
+    const place = new MemoryPlace();
+    const a = device(place);
+    const b = device(place);
+    await a.t.manage({ action: 'create', name: 'tea', content: skillContent('tea') });
+    await a.t.engine.usage.applyVerdict('tea', 'promoted', 'run-a', 'openai qwen3-8b');
+    await a.sync();
+    // The place's record names a hash these files do not have (another tool rewrote SKILL.md).
+    place.write('tea/SKILL.md', skillContent('tea', 'Use for tea, rewritten elsewhere.'));
+    await b.sync();
+    expect(await b.text('tea/SKILL.md')).toContain('rewritten elsewhere');
+    expect((await b.t.engine.usage.find('tea'))?.model_verdicts).toEqual({});
+    expect(await b.state.arrivedVerdicts('tea')).toBeNull();
   });
 
   it('retries when the place moves during a commit, and stops after the bound with nothing lost', async () => {
