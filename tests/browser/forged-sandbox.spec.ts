@@ -35,17 +35,20 @@ test('hostile tools each end with a clear error, nothing leaves the page, and th
   test.setTimeout(120_000);
   await openLearningApp(page, scripted);
   const appOrigin = new URL(page.url()).origin;
-  const outside: string[] = [];
-  page.context().on('request', (request) => {
-    if (new URL(request.url()).origin !== appOrigin) outside.push(request.url());
-  });
   const providerHost = new URL(scripted.baseUrl).host;
   const hostCounts = () => page.evaluate(() => Object.fromEntries(globalThis.knackUi!.network.byHost.map(({ host, count }) => [host, count])));
   // Choosing the provider asks it for its models and window; the counter sees each request when its
   // response ends, so wait until it has counted every request the server logged (preflights are the
   // browser's own and never counted) before taking the baseline.
+  // The window's last probe for a custom server is LM Studio's model list (windowDiscovery.ts
+  // `probesFor`); Save asks for the models first, so under load the probes can start late.
   const fetchedByApp = () => scripted.requests.filter((request) => request.method !== 'OPTIONS').length;
+  await expect.poll(() => scripted.requests.some((request) => request.path.startsWith('/api/v0/models'))).toBe(true);
   await expect.poll(async () => ((await hostCounts())[providerHost] ?? 0) - fetchedByApp()).toBe(0);
+  const outside: string[] = [];
+  page.context().on('request', (request) => {
+    if (new URL(request.url()).origin !== appOrigin) outside.push(request.url());
+  });
   const before = scripted.requests.length;
   const providerBefore = (await hostCounts())[providerHost] ?? 0;
 
