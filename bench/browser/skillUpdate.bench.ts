@@ -13,7 +13,8 @@
  */
 import { sample } from './stats';
 import type { BrowserBench } from './types';
-import type { FileData, FileEntry, FileStore } from '../../src/storage/fileStore';
+import { deleteDatabase, prefixedFiles } from './benchStorage';
+import type { FileStore } from '../../src/storage/fileStore';
 import { openKnackDb } from '../../src/storage/db';
 import { IdbRecordStore } from '../../src/storage/idbRecordStore';
 import { SkillCatalog } from '../../src/skills/skillCatalog';
@@ -61,32 +62,6 @@ const SKILLS = 1000;
 const SOURCES = 20;
 const ROOT = 'bench-updates';
 const BENCH_DB = 'knack-bench-updates';
-
-/** The app's file store seen through a prefix: `skills/…` is `bench-updates/skills/…` in OPFS. */
-function prefixedFiles(files: FileStore, prefix: string): FileStore {
-  const at = (path: string) => (path ? `${prefix}/${path}` : prefix);
-  const strip = (path: string) => path.slice(prefix.length + 1);
-  return {
-    read: (path) => files.read(at(path)),
-    readText: (path) => files.readText(at(path)),
-    write: (path: string, data: FileData) => files.write(at(path), data),
-    delete: (path) => files.delete(at(path)),
-    deleteTree: (path) => files.deleteTree(at(path)),
-    move: (from, to) => files.move(at(from), at(to)),
-    exists: (path) => files.exists(at(path)),
-    list: (dir): Promise<FileEntry[]> => files.list(at(dir)),
-    walk: async (dir) => (await files.walk(at(dir))).map(strip),
-  };
-}
-
-function deleteDatabase(name: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const request = indexedDB.deleteDatabase(name);
-    request.onsuccess = () => resolve();
-    request.onerror = () => reject(request.error);
-    request.onblocked = () => resolve();
-  });
-}
 
 const skillName = (i: number) => `bench-update-${i}`;
 const sourceOf = (i: number) => i % SOURCES;

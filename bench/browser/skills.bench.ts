@@ -18,8 +18,9 @@
  */
 import { sample, summarize } from './stats';
 import type { BrowserBench } from './types';
+import { deleteDatabase, prefixedFiles } from './benchStorage';
 import { waitForSkills } from './knack';
-import type { FileData, FileEntry, FileStore } from '../../src/storage/fileStore';
+import type { FileStore } from '../../src/storage/fileStore';
 import { openKnackDb } from '../../src/storage/db';
 import { IdbRecordStore } from '../../src/storage/idbRecordStore';
 import { SkillCatalog, entryFromSkillMd, scanLibrary } from '../../src/skills/skillCatalog';
@@ -31,23 +32,6 @@ const BENCH_DB = 'knack-bench-skills';
 const CATEGORIES = 25;
 const WRITE_PARALLELISM = 64;
 const INDEX_OPTIONS: IndexOptions = { platform: null, disabled: [], available: null, tokenBudget: 2500, firstUserMessage: 'deploy the web app' };
-
-/** The app's file store seen through a prefix: `skills/…` is `<prefix>/skills/…` in OPFS. */
-function prefixedFiles(files: FileStore, prefix: string): FileStore {
-  const at = (path: string) => (path ? `${prefix}/${path}` : prefix);
-  const strip = (path: string) => path.slice(prefix.length + 1);
-  return {
-    read: (path) => files.read(at(path)),
-    readText: (path) => files.readText(at(path)),
-    write: (path: string, data: FileData) => files.write(at(path), data),
-    delete: (path) => files.delete(at(path)),
-    deleteTree: (path) => files.deleteTree(at(path)),
-    move: (from, to) => files.move(at(from), at(to)),
-    exists: (path) => files.exists(at(path)),
-    list: (dir): Promise<FileEntry[]> => files.list(at(dir)),
-    walk: async (dir) => (await files.walk(at(dir))).map(strip),
-  };
-}
 
 function skillName(i: number): string {
   return `skill-${String(i).padStart(5, '0')}`;
@@ -188,15 +172,6 @@ async function openLibrary(count: number, knackFiles: FileStore): Promise<BenchL
       await knackFiles.deleteTree(root);
     },
   };
-}
-
-function deleteDatabase(name: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const request = indexedDB.deleteDatabase(name);
-    request.onsuccess = () => resolve();
-    request.onerror = () => reject(request.error);
-    request.onblocked = () => resolve();
-  });
 }
 
 /** The labels the way the app loads them (skillServices.ts). */

@@ -4,7 +4,7 @@
  * fetches every listed skill and plans them like a zip; Check for updates (upstream.ts) reads
  * the same listing.
  */
-import type { SourceKind } from '../skills/installedSource';
+import { skillContentHash, type SourceKind } from '../skills/installedSource';
 import type { RefusedEntry, ZipFile } from '../skills/zipArchive';
 import type { RefusedSkill } from '../skills/zipImport';
 
@@ -61,4 +61,36 @@ export function modeOf(file: ZipFile): number {
 /** FetchedFiles as UpstreamSkill.fetchFiles returns them. */
 export function asFileMaps(fetched: FetchedFiles): { files: Map<string, Uint8Array>; modes: Map<string, number> } {
   return { files: new Map(fetched.files.map((file) => [file.path, file.bytes])), modes: new Map(fetched.files.map((file) => [file.path, modeOf(file)])) };
+}
+
+/** A source's download of one skill's files. */
+export type DownloadSkill = (signal?: AbortSignal, onFile?: (path: string) => void) => Promise<FetchedFiles>;
+
+/**
+ * A ListedSkill whose `fetch` downloads once per listing (the install and a digest check share
+ * it; a failed download is tried afresh) and, when the source publishes no digest
+ * (`digestFromContent`), sets `upstreamDigest` to the content hash of what arrived.
+ */
+export function listedSkill(fields: Omit<ListedSkill, 'fetch' | 'fetchFiles'>, download: DownloadSkill): ListedSkill {
+  let cached: Promise<FetchedFiles> | null = null;
+  const skill: ListedSkill = {
+    ...fields,
+    fetch: (signal, onFile) => {
+      cached ??= download(signal, onFile)
+        .then(async (fetched) => {
+          if (skill.digestFromContent) {
+            const maps = asFileMaps(fetched);
+            skill.upstreamDigest = await skillContentHash(maps.files, maps.modes);
+          }
+          return fetched;
+        })
+        .catch((error: unknown) => {
+          cached = null;
+          throw error;
+        });
+      return cached;
+    },
+    fetchFiles: async (signal) => asFileMaps(await skill.fetch(signal)),
+  };
+  return skill;
 }

@@ -5,10 +5,10 @@
  * (tests/fixtures/installRig.ts) on 127.0.0.1 over https with a certificate made at start. The
  * GitHub hosts are the one stand-in, serving a repository built with real git.
  */
-import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import type { Browser, BrowserContext, Page } from '@playwright/test';
 import { test, expect } from './fixtures';
-import { chromiumLaunch } from '../../playwright.config';
-import { FIXTURE_OWNER, FIXTURE_REPO, GOOD_TOKEN, startInstallRig, type InstallRig } from '../fixtures/installRig';
+import { FIXTURE_OWNER, FIXTURE_REPO, GOOD_TOKEN, type InstallRig } from '../fixtures/installRig';
+import { closeRigBrowser, openRigBrowser } from './installRigBrowser';
 import { openLearningApp } from './learningSupport';
 import { answerByContent, turnOffAutomaticRuns, verdictWord } from './gateHarness';
 
@@ -18,17 +18,10 @@ let context: BrowserContext;
 let page: Page;
 
 test.beforeEach(async ({ baseURL }) => {
-  rig = await startInstallRig({ https: true });
-  // The rig's ports are only known now, so this test launches its own Chromium with them mapped.
-  browser = await chromium.launch({ ...chromiumLaunch, args: [...chromiumLaunch.args, `--host-resolver-rules=${rig.resolverRules}`] });
-  context = await browser.newContext({ baseURL, ignoreHTTPSErrors: true, serviceWorkers: 'block' });
-  page = await context.newPage();
+  ({ rig, browser, context, page } = await openRigBrowser(baseURL));
 });
 
-test.afterEach(async () => {
-  await browser?.close();
-  await rig?.close();
-});
+test.afterEach(() => closeRigBrowser({ rig, browser }));
 
 async function openSkills(): Promise<void> {
   await page.goto('/#/skills');

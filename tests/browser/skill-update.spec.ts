@@ -5,27 +5,20 @@
  * link; the GitHub hosts are the one stand-in, serving a repository built with real git, and an
  * upstream change is a real commit in it. Chromium maps the real host names to the rig's ports.
  */
-import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import type { Browser, Page } from '@playwright/test';
 import { test, expect } from './fixtures';
-import { chromiumLaunch } from '../../playwright.config';
-import { FIXTURE_OWNER, FIXTURE_REPO, skillMd, startInstallRig, type InstallRig } from '../fixtures/installRig';
+import { FIXTURE_OWNER, FIXTURE_REPO, skillMd, type InstallRig } from '../fixtures/installRig';
+import { closeRigBrowser, openRigBrowser } from './installRigBrowser';
 
 let rig: InstallRig;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 
 test.beforeEach(async ({ baseURL }) => {
-  rig = await startInstallRig({ https: true });
-  browser = await chromium.launch({ ...chromiumLaunch, args: [...chromiumLaunch.args, `--host-resolver-rules=${rig.resolverRules}`] });
-  context = await browser.newContext({ baseURL, ignoreHTTPSErrors: true, serviceWorkers: 'block' });
-  page = await context.newPage();
+  ({ rig, browser, page } = await openRigBrowser(baseURL));
 });
 
-test.afterEach(async () => {
-  await browser?.close();
-  await rig?.close();
-});
+test.afterEach(() => closeRigBrowser({ rig, browser }));
 
 const ORIGINAL = (n: number) => skillMd(`skill-${n}`, `fixture task number ${n}`);
 const readText = (path: string) => page.evaluate((p) => globalThis.knack!.files!.readText(p), path);

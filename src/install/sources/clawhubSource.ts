@@ -4,11 +4,10 @@
  * publishes no digest, so the upstream digest is the content hash of what it served; the
  * version is the revision, so an update check whose version did not move needs no download.
  */
-import { skillContentHash } from '../../skills/installedSource';
 import { DEFAULT_ZIP_LIMITS } from '../../skills/zipArchive';
 import { readArchive, unwrapSingleFolder } from '../archive';
 import { InstallError, type InstallNetwork } from '../installNetwork';
-import { asFileMaps, type FetchedFiles, type ListedSkill, type SourceListing } from '../sourceTypes';
+import { listedSkill, type SourceListing } from '../sourceTypes';
 
 interface SkillResponse {
   skill: { slug: string; displayName?: string; summary?: string | null } | null;
@@ -33,34 +32,25 @@ export async function listClawhub(
     listing.refused.push({ archiveFolder: slug, reason: 'ClawHub blocked this skill as malware; Knack will not install it' });
     return listing;
   }
-  let cached: Promise<FetchedFiles> | null = null;
   const unchanged = options.known && options.known.revision === version;
-  const skill: ListedSkill = {
-    path: slug,
-    folder: slug,
-    url: target.page ?? `${new URL(api).origin}/skills/${encodeURIComponent(slug)}`,
-    revision: version,
-    upstreamDigest: unchanged ? options.known!.upstreamDigest : '',
-    fileCount: null,
-    digestFromContent: true,
-    fetch: (signal, onFile) => {
-      cached ??= (async () => {
-        const { bytes } = await network.get(`${api}/download?slug=${encodeURIComponent(slug)}&version=${encodeURIComponent(version)}`, { signal });
-        const read = readArchive(bytes, DEFAULT_ZIP_LIMITS);
-        if (read.error) throw new InstallError('format', `ClawHub's archive of '${slug}': ${read.error}`);
-        onFile?.(`${slug}@${version}`);
-        const fetched = { files: unwrapSingleFolder(read.files), refused: read.refused, ignored: read.ignored };
-        const maps = asFileMaps(fetched);
-        skill.upstreamDigest = await skillContentHash(maps.files, maps.modes);
-        return fetched;
-      })().catch((error: unknown) => {
-        cached = null;
-        throw error;
-      });
-      return cached;
+  const skill = listedSkill(
+    {
+      path: slug,
+      folder: slug,
+      url: target.page ?? `${new URL(api).origin}/skills/${encodeURIComponent(slug)}`,
+      revision: version,
+      upstreamDigest: unchanged ? options.known!.upstreamDigest : '',
+      fileCount: null,
+      digestFromContent: true,
     },
-    fetchFiles: async (signal) => asFileMaps(await skill.fetch(signal)),
-  };
+    async (signal, onFile) => {
+      const { bytes } = await network.get(`${api}/download?slug=${encodeURIComponent(slug)}&version=${encodeURIComponent(version)}`, { signal });
+      const read = readArchive(bytes, DEFAULT_ZIP_LIMITS);
+      if (read.error) throw new InstallError('format', `ClawHub's archive of '${slug}': ${read.error}`);
+      onFile?.(`${slug}@${version}`);
+      return { files: unwrapSingleFolder(read.files), refused: read.refused, ignored: read.ignored };
+    },
+  );
   listing.skills.set(slug, skill);
   return listing;
 }

@@ -4,11 +4,10 @@
  * Hermes fetches them). A linked file that is missing is reported, not fatal. No digest is
  * published, so the upstream digest is the content hash of what was fetched.
  */
-import { skillContentHash } from '../../skills/installedSource';
 import { DEFAULT_ZIP_LIMITS, unsafePathReason, type RefusedEntry, type ZipFile } from '../../skills/zipArchive';
 import { sha256Digest } from '../digest';
 import { InstallError, mapLimited, type InstallNetwork } from '../installNetwork';
-import { asFileMaps, type FetchedFiles, type ListedSkill, type SourceListing } from '../sourceTypes';
+import { listedSkill, type SourceListing } from '../sourceTypes';
 
 const LINKED_FOLDERS = ['references', 'scripts', 'templates', 'assets'];
 /** More linked files than this is no single SKILL.md page. */
@@ -40,44 +39,27 @@ export async function listRawSkill(network: InstallNetwork, url: string, options
   const folder = (parts.length >= 2 ? decodeURIComponent(parts[parts.length - 2]!) : new URL(url).hostname) || 'skill';
   const revision = await sha256Digest(skillMd);
   const linked = linkedSupportFiles(new TextDecoder().decode(skillMd));
-  let cached: Promise<FetchedFiles> | null = null;
-  const skill: ListedSkill = {
-    path: '',
-    folder,
-    url,
-    revision,
-    upstreamDigest: '',
-    fileCount: linked.length + 1,
-    digestFromContent: true,
-    fetch: (signal, onFile) => {
-      cached ??= (async () => {
-        onFile?.('SKILL.md');
-        const refused: RefusedEntry[] = [];
-        const files = await mapLimited(linked, 4, async (path): Promise<ZipFile | null> => {
-          const fileUrl = new URL(path.split('/').map(encodeURIComponent).join('/'), url).href;
-          try {
-            const { bytes } = await network.get(fileUrl, { signal, maxBytes: DEFAULT_ZIP_LIMITS.maxFileBytes });
-            onFile?.(path);
-            return { path, bytes };
-          } catch (error) {
-            if (error instanceof InstallError && (error.code === 'not-found' || error.code === 'too-large' || error.code === 'host')) {
-              refused.push({ path, reason: `SKILL.md links to it, but ${error.message}` });
-              return null;
-            }
-            throw error;
+  const skill = listedSkill(
+    { path: '', folder, url, revision, upstreamDigest: '', fileCount: linked.length + 1, digestFromContent: true },
+    async (signal, onFile) => {
+      onFile?.('SKILL.md');
+      const refused: RefusedEntry[] = [];
+      const files = await mapLimited(linked, 4, async (path): Promise<ZipFile | null> => {
+        const fileUrl = new URL(path.split('/').map(encodeURIComponent).join('/'), url).href;
+        try {
+          const { bytes } = await network.get(fileUrl, { signal, maxBytes: DEFAULT_ZIP_LIMITS.maxFileBytes });
+          onFile?.(path);
+          return { path, bytes };
+        } catch (error) {
+          if (error instanceof InstallError && (error.code === 'not-found' || error.code === 'too-large' || error.code === 'host')) {
+            refused.push({ path, reason: `SKILL.md links to it, but ${error.message}` });
+            return null;
           }
-        }, signal);
-        const fetched = { files: [{ path: 'SKILL.md', bytes: skillMd }, ...files.filter((file): file is ZipFile => file !== null)], refused, ignored: [] };
-        const maps = asFileMaps(fetched);
-        skill.upstreamDigest = await skillContentHash(maps.files, maps.modes);
-        return fetched;
-      })().catch((error: unknown) => {
-        cached = null;
-        throw error;
-      });
-      return cached;
+          throw error;
+        }
+      }, signal);
+      return { files: [{ path: 'SKILL.md', bytes: skillMd }, ...files.filter((file): file is ZipFile => file !== null)], refused, ignored: [] };
     },
-    fetchFiles: async (signal) => asFileMaps(await skill.fetch(signal)),
-  };
+  );
   return { kind: 'raw', sourceKey: url, revision, title: url, rootName: folder, skills: new Map([['', skill]]), refused: [] };
 }

@@ -5,12 +5,11 @@
  * skill can be planned; a mismatch refuses that skill alone, with both hashes. Artifacts on a
  * host other than the site are refused: Knack asks only the host the user typed.
  */
-import { skillContentHash } from '../../skills/installedSource';
 import { checkDigest, manifestDigest, parseDigest, sha256Digest } from '../digest';
 import { readArchive, unwrapSingleFolder } from '../archive';
 import { InstallError, mapLimited, type InstallNetwork } from '../installNetwork';
 import { AGENT_SKILLS_INDEX, LEGACY_SKILLS_INDEX, parseSkillsIndex, type IndexEntry } from '../wellKnownIndex';
-import { asFileMaps, type FetchedFiles, type ListedSkill, type SourceListing } from '../sourceTypes';
+import { listedSkill, type DownloadSkill, type ListedSkill, type SourceListing } from '../sourceTypes';
 import { DEFAULT_ZIP_LIMITS, type ZipFile } from '../../skills/zipArchive';
 
 /** Fetches the index the link named, or looks in the two well-known places. */
@@ -61,7 +60,7 @@ async function wellKnownSkill(network: InstallNetwork, entry: IndexEntry, indexU
   const name = entry.name;
   let upstreamDigest = '';
   let digestFromContent = false;
-  let fetchOnce: ((signal?: AbortSignal, onFile?: (path: string) => void) => Promise<FetchedFiles>) | null = null;
+  let fetchOnce: DownloadSkill;
   if (entry.shape === 'v0.2') {
     upstreamDigest = entry.digest;
     fetchOnce = async (signal, onFile) => {
@@ -101,33 +100,16 @@ async function wellKnownSkill(network: InstallNetwork, entry: IndexEntry, indexU
       return { files: fetched, refused: [], ignored: [] };
     };
   }
-  let cached: Promise<FetchedFiles> | null = null;
-  const skill: ListedSkill = {
-    path: name,
-    folder: name,
-    url: indexUrl,
-    revision,
-    upstreamDigest,
-    fileCount: entry.shape === 'v0.2' ? 1 : entry.files.length,
-    digestFromContent,
-    fetch: (signal, onFile) => {
-      // One download per listing: the install and a digest check share it. A failed one is tried afresh.
-      cached ??= fetchOnce!(signal, onFile).then(
-        async (fetched) => {
-          if (digestFromContent) {
-            const maps = asFileMaps(fetched);
-            skill.upstreamDigest = await skillContentHash(maps.files, maps.modes);
-          }
-          return fetched;
-        },
-        (error: unknown) => {
-          cached = null;
-          throw error;
-        },
-      );
-      return cached;
+  return listedSkill(
+    {
+      path: name,
+      folder: name,
+      url: indexUrl,
+      revision,
+      upstreamDigest,
+      fileCount: entry.shape === 'v0.2' ? 1 : entry.files.length,
+      digestFromContent,
     },
-    fetchFiles: async (signal) => asFileMaps(await skill.fetch(signal)),
-  };
-  return skill;
+    fetchOnce,
+  );
 }

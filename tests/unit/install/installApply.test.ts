@@ -2,20 +2,16 @@
  * What an install writes (docs/install.md, "The record"): the same applyImport as a zip, with each
  * skill's InstalledSource in its usage record; the nested skills inside it get none.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lookUpLink, stampSources } from '../../../src/install/installFromLink';
 import { applyImport } from '../../../src/skills/zipImport';
 import { initialChoices } from '../../../src/ui/state/importReview';
-import { FIXTURE_OWNER, FIXTURE_REPO, startInstallRig, type InstallRig } from '../../fixtures/installRig';
+import { FIXTURE_OWNER, FIXTURE_REPO, type InstallRig } from '../../fixtures/installRig';
 import { createTestEngine } from '../helpers/skillTestEngine';
+import { installRigPerTest } from '../helpers/installRigPerTest';
 
 let rig: InstallRig;
-beforeEach(async () => {
-  rig = await startInstallRig();
-});
-afterEach(async () => {
-  await rig.close();
-});
+installRigPerTest((current) => ({ rig } = current));
 
 describe('installing from a link', () => {
   it('writes the plan like a zip import, with installed_from on each installed skill', async () => {

@@ -2,23 +2,17 @@
  * Each install source against the rig's real HTTP servers (tests/fixtures/installRig.ts; the
  * GitHub hosts are the one stand-in, serving a repository built by real git).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lookUpLink } from '../../../src/install/installFromLink';
 import { createReadUpstream } from '../../../src/install/upstream';
 import { InstallError, type InstallNetworkOptions } from '../../../src/install/installNetwork';
 import { skillContentHash, type InstalledSource } from '../../../src/skills/installedSource';
-import { FIXTURE_OWNER, FIXTURE_REPO, GOOD_TOKEN, startInstallRig, type InstallRig } from '../../fixtures/installRig';
+import { FIXTURE_OWNER, FIXTURE_REPO, GOOD_TOKEN, type InstallRig } from '../../fixtures/installRig';
+import { installRigPerTest } from '../helpers/installRigPerTest';
 
 let rig: InstallRig;
 let options: InstallNetworkOptions;
-
-beforeEach(async () => {
-  rig = await startInstallRig();
-  options = { hosts: rig.hosts, isOnline: () => true };
-});
-afterEach(async () => {
-  await rig.close();
-});
+installRigPerTest((current) => ({ rig, options } = current));
 
 const text = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);
 

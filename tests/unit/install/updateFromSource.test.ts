@@ -4,25 +4,19 @@
  * built by real git): the installed hash, modes included, must match what the check computes, so
  * an untouched skill with an executable script reads "up to date".
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lookUpLink, stampSources } from '../../../src/install/installFromLink';
 import { createReadUpstream } from '../../../src/install/upstream';
 import type { InstallNetworkOptions } from '../../../src/install/installNetwork';
 import { checkForUpdates, commitUpdate, prepareUpdate } from '../../../src/install/update';
 import { applyImport } from '../../../src/skills/zipImport';
-import { FIXTURE_OWNER, FIXTURE_REPO, startInstallRig, type InstallRig } from '../../fixtures/installRig';
+import { FIXTURE_OWNER, FIXTURE_REPO, type InstallRig } from '../../fixtures/installRig';
 import { createTestEngine } from '../helpers/skillTestEngine';
+import { installRigPerTest } from '../helpers/installRigPerTest';
 
 let rig: InstallRig;
 let options: InstallNetworkOptions;
-
-beforeEach(async () => {
-  rig = await startInstallRig();
-  options = { hosts: rig.hosts, isOnline: () => true };
-});
-afterEach(async () => {
-  await rig.close();
-});
+installRigPerTest((current) => ({ rig, options } = current));
 
 describe('updates of a skill installed from GitHub', () => {
   it('reads up to date after install, edited here after an edit, and merges an upstream change into the edit', async () => {
