@@ -28,6 +28,9 @@ export async function useScriptedProvider(page: Page, scripted: ScriptedServer, 
 export async function sendMessage(page: Page, text: string): Promise<void> {
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill(text);
+  // Send is off while the app cannot send (a reply still ending, the chat's model not resolved):
+  // Enter then does nothing, as the button shows.
+  await expect(page.getByRole('button', { name: 'Send' })).toBeEnabled();
   await box.press('Enter');
 }
 

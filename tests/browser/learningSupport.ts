@@ -33,6 +33,7 @@ export async function openLearningApp(page: Page, server: ScriptedServer): Promi
 export async function sendMessage(page: Page, text: string): Promise<number> {
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill(text);
+  await expect(page.getByRole('button', { name: 'Send' })).toBeEnabled();
   const sentAt = Date.now();
   await box.press('Enter');
   return sentAt;
