@@ -11,6 +11,9 @@ import { learning } from './learning.svelte';
 
 export type MergeState = { kind: 'running' } | { kind: 'applying' } | { kind: 'applied'; message: string } | { kind: 'error'; message: string } | TwinMergeOutcome;
 
+/** How long the library must be quiet before the pairs are read again. */
+const RELOAD_AFTER_CHANGES_MS = 500;
+
 const keyOf = (pair: Pick<TwinPair, 'a' | 'b'>) => `${pair.a}\u0000${pair.b}`;
 
 class TwinsState {
@@ -19,6 +22,9 @@ class TwinsState {
   /** The last applied merge, shown after its pair has left the list. */
   notice = $state<string | null>(null);
   #started = false;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #running: Promise<void> | null = null;
+  #again = false;
 
   start = (): void => {
     if (this.#started) return;
@@ -26,18 +32,42 @@ class TwinsState {
     void this.reload();
     void appServices().then((app) =>
       app.changes.subscribe((change) => {
-        if (change.type === 'skill-changed' || change.type === 'skills-rescanned') void this.reload();
+        if (change.type === 'skill-changed' || change.type === 'skills-rescanned') this.#reloadSoon();
       }),
     );
   };
 
-  reload = async (): Promise<void> => {
-    try {
-      const [{ listTwins }, skills] = await Promise.all([import('../../app/twinServices'), (await appServices()).skills()]);
-      this.pairs = await listTwins(skills);
-    } catch (error) {
-      console.warn('[knack] possible duplicates could not be read', error);
+  /**
+   * Reading the pairs reads every skill: an import of 1,423 skills sends 1,423 changes, so they
+   * are coalesced (one reload after the changes pause, never two at once).
+   */
+  #reloadSoon(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      void this.reload();
+    }, RELOAD_AFTER_CHANGES_MS);
+  }
+
+  reload = (): Promise<void> => {
+    if (this.#running) {
+      this.#again = true;
+      return this.#running;
     }
+    this.#running = (async () => {
+      do {
+        this.#again = false;
+        try {
+          const [{ listTwins }, skills] = await Promise.all([import('../../app/twinServices'), (await appServices()).skills()]);
+          this.pairs = await listTwins(skills);
+        } catch (error) {
+          console.warn('[knack] possible duplicates could not be read', error);
+        }
+      } while (this.#again);
+    })().finally(() => {
+      this.#running = null;
+    });
+    return this.#running;
   };
 
   stateOf = (pair: TwinPair): MergeState | null => this.merges[keyOf(pair)] ?? null;
@@ -55,6 +85,8 @@ class TwinsState {
     this.merges[key] = { kind: 'applying' };
     const [{ applyMerge }, skills] = await Promise.all([import('../../app/twinServices'), (await appServices()).skills()]);
     const result = await applyMerge(skills, { a: pair.a, b: pair.b, name: offer.name, markdown: offer.markdown, evals: offer.evals });
+    // The pair leaves the list before the notice shows (the change events' reload waits for a pause).
+    if (result.ok) await this.reload();
     this.merges[key] = result.ok ? { kind: 'applied', message: result.message } : { kind: 'error', message: result.error };
     this.notice = result.ok ? result.message : null;
   };
