@@ -17,7 +17,7 @@
 // KNACK_BENCH_TIMEOUT_MS (per in-page bench; default 120000),
 // KNACK_BENCH_PROFILE (a folder: each in-page bench also writes `<name>.cpuprofile` there, a
 // Chromium CPU profile of the page taken over the DevTools protocol; open it in DevTools).
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { preview, runnerImport } from 'vite';
@@ -27,6 +27,7 @@ import { checkBudgets } from './budgets.mjs';
 import { initialJsGzip } from './node/initialJs.mjs';
 import { offlineColdStart } from './node/offlineColdStart.mjs';
 import { syncGit } from './node/syncGit.mjs';
+import { prepareRealSkills } from './node/realSkills.mjs';
 
 // stdout carries only the JSON. Vite, Playwright and stray console.log calls all go to stderr.
 const writeStdout = process.stdout.write.bind(process.stdout);
@@ -41,7 +42,7 @@ const knackTimeoutMs = Number(process.env.KNACK_WAIT_MS ?? 20_000);
 const benchTimeoutMs = Number(process.env.KNACK_BENCH_TIMEOUT_MS ?? 120_000);
 // Benches that do a whole library's work get more room by default (KNACK_BENCH_TIMEOUT_MS still
 // raises every limit): the real-size import generates, reviews and writes 1,423 skills, then opens them.
-const LONG_BENCHES = { realSizeImport: 900_000 };
+const LONG_BENCHES = { realSizeImport: 900_000, realSkills: 900_000 };
 const timeoutFor = (name) => Math.max(benchTimeoutMs, LONG_BENCHES[name] ?? 0);
 const profileDir = process.env.KNACK_BENCH_PROFILE ? path.resolve(process.env.KNACK_BENCH_PROFILE) : null;
 
@@ -129,6 +130,7 @@ async function runBrowserBenches(results) {
     page.on('console', (message) => {
       if (message.type() === 'error' || message.type() === 'warning') log(`page ${message.type()}:`, message.text());
     });
+    const realSkills = await serveRealSkills(page);
     await page.goto(`http://127.0.0.1:${port}/`, { waitUntil: 'load' });
     // Evaluated through the DevTools protocol, so the app's CSP (script-src 'self') allows it.
     await page.evaluate(bundle);
@@ -137,6 +139,9 @@ async function runBrowserBenches(results) {
       // gate.bench.ts subtracts the model's own latency (this fixed delay per replay) from its run.
       globalThis.knackBenchGateDelayMs = delayMs;
     }, [modelServer.baseUrl, gateReplayDelayMs]);
+    await page.evaluate((tarballs) => {
+      globalThis.knackBenchRealSkills = tarballs;
+    }, realSkills);
     const names = await page.evaluate(() => globalThis.knackBench.names());
     const cdp = profileDir ? await context.newCDPSession(page) : null;
     if (cdp) {
@@ -175,6 +180,27 @@ async function runBrowserBenches(results) {
     await browser?.close();
     await server.close();
     await modelServer.close();
+  }
+}
+
+/**
+ * The real public skills of bench/node/realSkills.mjs, fetched with `npm pack` when the
+ * `realSkills` bench is selected and served on the app's own origin (its CSP allows only
+ * 'self'): the in-page bench reads `globalThis.knackBenchRealSkills`, a list of URLs, or the
+ * reason there is none.
+ */
+async function serveRealSkills(page) {
+  if (!selected('realSkills')) return { error: 'not selected' };
+  const cacheDir = path.join(root, 'node_modules/.cache/knack-real-skills');
+  try {
+    const tarballs = await prepareRealSkills(cacheDir);
+    await page.route('**/__bench/real-skills/*', (route) => {
+      const file = path.join(cacheDir, path.basename(new URL(route.request().url()).pathname));
+      return route.fulfill({ status: 200, contentType: 'application/gzip', body: readFileSync(file) });
+    });
+    return tarballs.map(({ spec, file }) => ({ spec, url: `/__bench/real-skills/${file}` }));
+  } catch (error) {
+    return { error: errorMessage(error) };
   }
 }
 

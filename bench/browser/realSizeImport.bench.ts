@@ -7,35 +7,11 @@
  * are per step and in total; the skills are removed afterwards.
  */
 import type { BrowserBench } from './types';
-import { untilFrame, waitForSkills } from './knack';
+import { waitForSkills } from './knack';
+import { timedOpen } from './skillsView';
 import { summarize } from './stats';
 import { applyImport, planImport, type ImportChoice } from '../../src/skills/zipImport';
 import { REAL_SIZE_SKILL_INDEXES, realSizeLibraryZips, realSizeSkillName } from '../../tests/fixtures/realSizeLibrary';
-
-const searchBox = () => document.querySelector<HTMLInputElement>('[aria-label="Filter skills"] input[type="search"]');
-const listButton = (name: string) =>
-  [...(document.querySelector('[aria-label="Skills"]')?.querySelectorAll('button') ?? [])].find((b) => b.querySelector('.name')?.textContent === name);
-const exportButton = () => [...document.querySelectorAll<HTMLButtonElement>('[aria-label="Skill actions"] button')].find((b) => b.textContent?.trim() === 'Export');
-const bodyText = () => document.querySelector('[data-testid="skill-body"]')?.textContent ?? '';
-const listedFiles = () => document.querySelectorAll('[aria-label="Files of this skill"] li').length;
-
-/**
- * Finds the skill with the view's search, clicks its row, and times click → its text and
- * Export usable, and click → every file listed (as skillOpen.bench.ts, in the full library).
- */
-async function timedOpen(name: string, files: number): Promise<{ usable: number; listed: number }> {
-  const box = searchBox();
-  if (!box) throw new Error('the Skills view has no search box');
-  box.value = name;
-  box.dispatchEvent(new Event('input', { bubbles: true }));
-  await untilFrame(() => listButton(name) !== undefined, `the list row of ${name}`);
-  const started = performance.now();
-  listButton(name)!.click();
-  await untilFrame(() => document.getElementById('skill-detail-name')?.textContent === name && bodyText().includes(name) && exportButton()?.disabled === false, `the text and actions of ${name}`);
-  const usable = performance.now() - started;
-  await untilFrame(() => listedFiles() >= files, `the files of ${name}`);
-  return { usable, listed: performance.now() - started };
-}
 
 /** OPFS calls in flight for the floor (as bench/browser/skillZip.bench.ts's read floor). */
 const FLOOR_PARALLELISM = 32;
@@ -125,8 +101,8 @@ export const benches: BrowserBench[] = [
         for (const round of [0, 1]) {
           for (const index of REAL_SIZE_SKILL_INDEXES) {
             const name = realSizeSkillName(index);
-            await timedOpen(small, filesOf.get(small)!);
-            const open = await timedOpen(name, filesOf.get(name)!);
+            await timedOpen(small, filesOf.get(small)!, (body) => body.includes(small));
+            const open = await timedOpen(name, filesOf.get(name)!, (body) => body.includes(name));
             if (round === 0) continue;
             usable.push(open.usable);
             listed.push(open.listed);

@@ -3,14 +3,15 @@
  * duplicates"). Learning adds them and registries add more, and a small model's index cannot
  * afford both.
  *
- * Candidates come from MiniSearch (the full-text index session search already uses): each skill's
- * own words are looked up in an index of all skills, so a library of thousands costs one query
- * per skill instead of comparing every pair. The difflib ratio in skills/textSimilarity.ts is not
- * used here: it compares character sequences, quadratic in the text length, and two skills that
- * say the same thing in another order score low on it. The overlap shown is then counted on
- * words, per part: description, body and case prompts. Plain TypeScript, no DOM.
+ * Candidates come from the words that tell skills apart: each skill's rarest words (in at most 5 %
+ * of the library) are looked up in an inverted index of all skills, and the skills that share the
+ * most of them are scored. A library of thousands therefore costs a few postings per skill
+ * instead of comparing every pair, and words every skill uses (a library written in one house
+ * style) find nothing. The difflib ratio in skills/textSimilarity.ts is not used here: it compares
+ * character sequences, quadratic in the text length, and two skills that say the same thing in
+ * another order score low on it. The overlap shown is then counted on words, per part:
+ * description, body and case prompts. Plain TypeScript, no DOM.
  */
-import MiniSearch from 'minisearch';
 
 export interface TwinInput {
   name: string;
@@ -42,6 +43,11 @@ export interface TwinPair {
 export const TWIN_THRESHOLD = 0.6;
 /** How many neighbours of each skill are scored. */
 const CANDIDATES_PER_SKILL = 5;
+/** A word in more of the library than this share (and than COMMON_FLOOR skills) does not find neighbours. */
+const COMMON_SHARE = 0.05;
+const COMMON_FLOOR = 8;
+/** A skill's neighbours are looked up by this many of its rarest words. */
+const QUERY_WORDS = 48;
 const WEIGHTS = { description: 0.3, body: 0.5, cases: 0.2 } as const;
 
 const STOP = new Set(
@@ -91,24 +97,49 @@ export function pairOverlap(a: Prepared, b: Prepared): TwinOverlap {
   return { description: round(description), body: round(body), cases: cases === null ? null : round(cases), score: round(score) };
 }
 
+/**
+ * For each skill, the skills sharing the most of its rarest words (each weighted by how rare it
+ * is), best first: the candidates worth scoring.
+ */
+function neighbours(prepared: readonly Prepared[]): number[][] {
+  const words = prepared.map((p) => new Set([...p.description, ...p.body, ...p.cases]));
+  const postings = new Map<string, number[]>();
+  words.forEach((set, i) => {
+    for (const word of set) {
+      const list = postings.get(word);
+      if (list) list.push(i);
+      else postings.set(word, [i]);
+    }
+  });
+  const common = Math.max(COMMON_FLOOR, Math.ceil(prepared.length * COMMON_SHARE));
+  return words.map((set, i) => {
+    const rarest: number[][] = [];
+    for (const word of set) {
+      const list = postings.get(word)!;
+      if (list.length >= 2 && list.length <= common) rarest.push(list);
+    }
+    rarest.sort((a, b) => a.length - b.length);
+    const shared = new Map<number, number>();
+    for (const list of rarest.slice(0, QUERY_WORDS)) {
+      const weight = Math.log(prepared.length / list.length) + 1;
+      for (const j of list) if (j !== i) shared.set(j, (shared.get(j) ?? 0) + weight);
+    }
+    return [...shared.entries()]
+      .sort((x, y) => y[1] - x[1] || x[0] - y[0])
+      .slice(0, CANDIDATES_PER_SKILL)
+      .map(([j]) => j);
+  });
+}
+
 /** The pairs of skills that overlap strongly, best first. */
 export function findTwins(skills: readonly TwinInput[], threshold = TWIN_THRESHOLD): TwinPair[] {
   if (skills.length < 2) return [];
-  const index = new MiniSearch<{ id: number; description: string; body: string; cases: string }>({ fields: ['description', 'body', 'cases'] });
-  index.addAll(skills.map((skill, id) => ({ id, description: skill.description, body: skill.body, cases: skill.casePrompts.join('\n') })));
   const prepared = skills.map(prepare);
   const seen = new Set<string>();
   const pairs: TwinPair[] = [];
-  skills.forEach((skill, i) => {
-    const query = [...prepared[i]!.description, ...prepared[i]!.body].slice(0, 200).join(' ');
-    if (!query) return;
-    const neighbours = index
-      .search(query, { combineWith: 'OR', boost: { description: 2 } })
-      .filter((hit) => hit.id !== i)
-      .slice(0, CANDIDATES_PER_SKILL);
-    for (const hit of neighbours) {
-      const j = hit.id as number;
-      const [a, b] = skill.name < skills[j]!.name ? [skill.name, skills[j]!.name] : [skills[j]!.name, skill.name];
+  neighbours(prepared).forEach((candidates, i) => {
+    for (const j of candidates) {
+      const [a, b] = skills[i]!.name < skills[j]!.name ? [skills[i]!.name, skills[j]!.name] : [skills[j]!.name, skills[i]!.name];
       const key = `${a}\u0000${b}`;
       if (seen.has(key)) continue;
       seen.add(key);

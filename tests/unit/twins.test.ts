@@ -1,5 +1,5 @@
 /**
- * Twins (docs/learning-loop.md, "Possible duplicates"): pairs found by MiniSearch neighbours and scored
+ * Twins (docs/learning-loop.md, "Possible duplicates"): pairs found by their rarest shared words and scored
  * by word overlap per part; a merge offered only when the merged skill, measured on the union of
  * both skills' cases, is at least as good as each original on its own cases.
  */
@@ -32,6 +32,22 @@ describe('findTwins', () => {
     expect(overlapOf(new Set(['a', 'b']), new Set(['a', 'b', 'c', 'd']))).toBe(1);
     expect(overlapOf(new Set(), new Set(['a']))).toBe(0);
     expect(findTwins([library[0]!])).toEqual([]);
+  });
+
+  it('finds a twin pair among 1,500 skills written in one house style, and no pair from the shared style alone', () => {
+    // Every skill uses the same 40 words; each also has words of its own. Only the two CSV
+    // skills share words that few others have.
+    const house = Array.from({ length: 40 }, (_, i) => `house${i}word`).join(' ');
+    const big: TwinInput[] = Array.from({ length: 1_500 }, (_, i) => ({
+      name: `skill-${String(i).padStart(4, '0')}`,
+      description: `Handle topic${i}alpha and topic${i}beta.`,
+      body: `${house} topic${i}alpha topic${i}beta topic${i}gamma`,
+      casePrompts: [],
+    }));
+    big[700] = { ...library[0]!, body: `${house} ${CSV_BODY}` };
+    big[1_200] = { ...library[1]!, body: `${house} ${CSV_BODY}` };
+    const pairs = findTwins(big);
+    expect(pairs.map((pair) => [pair.a, pair.b])).toEqual([['csv-cleanup', 'tidy-csv']]);
   });
 });
 

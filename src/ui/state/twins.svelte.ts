@@ -5,6 +5,7 @@
  * both skills' cases, offers it; Apply creates it and archives the two.
  */
 import type { TwinPair } from '../../curator/twins';
+import type { TwinLister } from '../../app/twinServices';
 import type { TwinMergeOutcome } from '../../review/twinMerge';
 import { appServices } from '../../app/services';
 import { learning } from './learning.svelte';
@@ -25,6 +26,8 @@ class TwinsState {
   #timer: ReturnType<typeof setTimeout> | null = null;
   #running: Promise<void> | null = null;
   #again = false;
+  /** What was read of each skill, kept until it changes. */
+  #lister: TwinLister | null = null;
 
   start = (): void => {
     if (this.#started) return;
@@ -32,14 +35,16 @@ class TwinsState {
     void this.reload();
     void appServices().then((app) =>
       app.changes.subscribe((change) => {
-        if (change.type === 'skill-changed' || change.type === 'skills-rescanned') this.#reloadSoon();
+        if (change.type !== 'skill-changed' && change.type !== 'skills-rescanned') return;
+        this.#lister?.changed(change.type === 'skill-changed' ? change.name : '*');
+        this.#reloadSoon();
       }),
     );
   };
 
   /**
-   * Reading the pairs reads every skill: an import of 1,423 skills sends 1,423 changes, so they
-   * are coalesced (one reload after the changes pause, never two at once).
+   * An import of 1,423 skills sends 1,423 changes, so they are coalesced (one reload after the
+   * changes pause, never two at once); the reload reads only the skills that changed.
    */
   #reloadSoon(): void {
     if (this.#timer) clearTimeout(this.#timer);
@@ -58,8 +63,9 @@ class TwinsState {
       do {
         this.#again = false;
         try {
-          const [{ listTwins }, skills] = await Promise.all([import('../../app/twinServices'), (await appServices()).skills()]);
-          this.pairs = await listTwins(skills);
+          const [{ TwinLister }, skills] = await Promise.all([import('../../app/twinServices'), (await appServices()).skills()]);
+          if (this.#lister?.skills !== skills) this.#lister = new TwinLister(skills);
+          this.pairs = await this.#lister.list();
         } catch (error) {
           console.warn('[knack] possible duplicates could not be read', error);
         }
