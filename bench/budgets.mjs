@@ -37,6 +37,8 @@ export const budgets = [
   { key: 'skillIndexTokens10k', limit: 2500, unit: 'tokens', path: 'skillIndex10k.indexTokens', spec: 'skill index for 10,000 skills (the OPFS bench library, from the snapshot)' },
   { key: 'skillImport1k', limit: 15000, unit: 'ms', path: 'skillImport1k.ms', spec: 'zip import of 1,000 skills (plan + apply, real OPFS and IndexedDB)' },
   { key: 'realSizeImport', limit: 60000, unit: 'ms', path: 'realSizeImport.totalMs', spec: 'import of a real-size library: 1,423 skills in 13 zips, review and writing (issue 21)' },
+  { key: 'realSkillsOpenUsable', limit: 200, unit: 'ms max', path: 'realSkills.open.textAndActions.max', spec: 'opening a real public skill of several MB in a library of 1,423: text and actions usable (issue 21 item 8)' },
+  { key: 'realSkillsOpenAllFiles', limit: 1000, unit: 'ms max', path: 'realSkills.open.filesListed.max', spec: 'opening a real public skill of several MB in a library of 1,423: every file listed (issue 21 item 8)' },
   { key: 'frontmatterVsYamlOnly', limit: 0.69, unit: '× yaml-only time per file', path: 'text.frontmatterFastPathOverYamlOnly', spec: 'frontmatter per file, fast path against the yaml library alone (Hermes, PyYAML C loader: 0.69× the yaml-only time)' },
   { key: 'skillExport1500', limit: 5000, unit: 'ms', path: 'skillExport1500.ms', spec: 'Export all of 1,500 skills, ~30 MB (collect, checks, zip)' },
   { key: 'chatToolStormLongestFrame', limit: 100, unit: 'ms', path: 'chatToolStorm.full.longestFrameMs', spec: 'chat, a model asking for 200 tool calls in every reply: longest frame over the turn' },

@@ -10,6 +10,7 @@
 import type { ChangeFeed } from '../storage/changes';
 import type { LockManager } from '../storage/fileStore';
 import type { RecordStore } from '../storage/recordStore';
+import { Rerunner } from '../storage/rerun';
 import type { ConflictChoice, SkillMerge } from '../skills/threeWayMerge';
 import { SyncEngine, type SyncOutcome } from '../sync/syncEngine';
 import { SyncStateStore } from '../sync/syncState';
@@ -73,8 +74,7 @@ export class SyncService {
   /** Skills changed here since the last sync that sent them. */
   readonly #queued = new Set<string>();
   #compareAll = true;
-  #running: Promise<void> | null = null;
-  #again = false;
+  readonly #runs = new Rerunner(() => this.deps.locks.withLock(SYNC_LOCK, () => this.#runOnce()));
   #timer: ReturnType<typeof setTimeout> | null = null;
   #library: SkillEngineLibrary | null = null;
   /** The place's transport, kept between syncs: the git one keeps the objects it fetched. */
@@ -139,7 +139,7 @@ export class SyncService {
   /** Stops syncing and forgets this device's sync records; the place and the library stay as they are. */
   async disconnect(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
-    await this.#running;
+    await this.#runs.running;
     await this.deps.settings.update('sync', { connected: false });
     await this.state.clear();
     this.#queued.clear();
@@ -151,17 +151,7 @@ export class SyncService {
   async syncNow(reason: 'now' | 'open' | 'online' | 'focus' | 'write' | 'connect' = 'now'): Promise<void> {
     void reason;
     if (!this.connected) return;
-    if (this.#running) {
-      this.#again = true;
-      return this.#running;
-    }
-    this.#running = (async () => {
-      do {
-        this.#again = false;
-        await this.deps.locks.withLock(SYNC_LOCK, () => this.#runOnce());
-      } while (this.#again);
-    })().finally(() => (this.#running = null));
-    return this.#running;
+    return this.#runs.run();
   }
 
   async #runOnce(): Promise<void> {

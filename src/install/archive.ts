@@ -8,6 +8,7 @@
 import { Gunzip } from 'fflate';
 import { parseTar } from 'nanotar';
 import { DEFAULT_ZIP_LIMITS, isJunkPath, isZip, readZip, unsafePathReason, type ZipFile, type ZipLimits, type ZipReadResult } from '../skills/zipArchive';
+import { concatBytes } from '../storage/bytes';
 
 export function isGzip(bytes: Uint8Array): boolean {
   return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
@@ -35,13 +36,7 @@ export function gunzipLimited(bytes: Uint8Array, limit: number): { bytes: Uint8A
     return { error: `it does not decompress (${error instanceof Error ? error.message : String(error)})`, produced };
   }
   if (overflow) return { error: `it decompresses past ${limit} bytes, over the limit; it looks like a bomb`, produced };
-  const out = new Uint8Array(produced);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return { bytes: out };
+  return { bytes: concatBytes(chunks) };
 }
 
 const S_IFMT = 0o170000;

@@ -9,6 +9,7 @@
  * damaged or tampered entry is refused instead of imported silently.
  */
 import { Inflate, inflateSync } from 'fflate';
+import { concatBytes } from '../storage/bytes';
 
 export interface ZipLimits {
   maxEntries: number;
@@ -217,13 +218,7 @@ function extractEntry(bytes: Uint8Array, entry: ZipEntryInfo, limit: number): { 
     return { error: `it does not inflate (${error instanceof Error ? error.message : String(error)})`, produced };
   }
   if (overflow) return { error: 'it inflates past its declared size or the size limit', produced };
-  const out = new Uint8Array(produced);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return { bytes: out, produced };
+  return { bytes: concatBytes(chunks), produced };
 }
 
 /**

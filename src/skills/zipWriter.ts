@@ -11,6 +11,7 @@
 import { deflateSync } from 'fflate';
 import { crc32 } from './zipArchive';
 import { throwIfCancelled, type LongTaskOptions } from '../storage/progress';
+import { concatBytes } from '../storage/bytes';
 
 export interface ZipSource {
   /** Path inside the archive (forward slashes). */
@@ -139,17 +140,6 @@ function endRecord(count: number, centralSize: number, centralOffset: number): U
   return end;
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
 
 /**
  * Builds an archive as entries arrive: `add` starts compressing an entry at once (at most
@@ -203,7 +193,7 @@ export class ZipBuilder {
       offset += local.length + entry.data.length;
     }
     const centralSize = central.reduce((sum, record) => sum + record.length, 0);
-    return concat([...parts, ...central, endRecord(entries.length, centralSize, offset)]);
+    return concatBytes([...parts, ...central, endRecord(entries.length, centralSize, offset)]);
   }
 
   private slot(): Promise<void> {

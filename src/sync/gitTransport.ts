@@ -15,6 +15,7 @@
 import { RemoteMovedError, SyncPlaceError, type RemoteChange, type RemoteEntry, type RemoteTree, type SyncTransport } from './transport';
 import { createMemoryGitFs } from './memoryGitFs';
 import type { GitHttpRequest, GitHttpResponse, HttpClient, TreeEntry } from './gitOps';
+import { concatBytes } from '../storage/bytes';
 
 export interface GitPlaceConfig {
   /** The clone URL, `https://host/owner/repo.git`. */
@@ -57,18 +58,8 @@ function modeOf(gitMode: string): number | null {
 async function collect(body: AsyncIterableIterator<Uint8Array> | undefined): Promise<Uint8Array | undefined> {
   if (!body) return undefined;
   const parts: Uint8Array[] = [];
-  let length = 0;
-  for await (const part of body) {
-    parts.push(part);
-    length += part.length;
-  }
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  for await (const part of body) parts.push(part);
+  return concatBytes(parts);
 }
 
 export class GitTransport implements SyncTransport {

@@ -8,6 +8,7 @@ import type { TwinPair } from '../../curator/twins';
 import type { TwinLister } from '../../app/twinServices';
 import type { TwinMergeOutcome } from '../../review/twinMerge';
 import { appServices } from '../../app/services';
+import { Rerunner } from '../../storage/rerun';
 import { learning } from './learning.svelte';
 
 export type MergeState = { kind: 'running' } | { kind: 'applying' } | { kind: 'applied'; message: string } | { kind: 'error'; message: string } | TwinMergeOutcome;
@@ -24,8 +25,7 @@ class TwinsState {
   notice = $state<string | null>(null);
   #started = false;
   #timer: ReturnType<typeof setTimeout> | null = null;
-  #running: Promise<void> | null = null;
-  #again = false;
+  readonly #reloads = new Rerunner(() => this.#readPairs());
   /** What was read of each skill, kept until it changes. */
   #lister: TwinLister | null = null;
 
@@ -54,27 +54,18 @@ class TwinsState {
     }, RELOAD_AFTER_CHANGES_MS);
   }
 
-  reload = (): Promise<void> => {
-    if (this.#running) {
-      this.#again = true;
-      return this.#running;
+  /** Reads the pairs now, or once more after the read in flight. */
+  reload = (): Promise<void> => this.#reloads.run();
+
+  async #readPairs(): Promise<void> {
+    try {
+      const [{ TwinLister }, skills] = await Promise.all([import('../../app/twinServices'), (await appServices()).skills()]);
+      if (this.#lister?.skills !== skills) this.#lister = new TwinLister(skills);
+      this.pairs = await this.#lister.list();
+    } catch (error) {
+      console.warn('[knack] possible duplicates could not be read', error);
     }
-    this.#running = (async () => {
-      do {
-        this.#again = false;
-        try {
-          const [{ TwinLister }, skills] = await Promise.all([import('../../app/twinServices'), (await appServices()).skills()]);
-          if (this.#lister?.skills !== skills) this.#lister = new TwinLister(skills);
-          this.pairs = await this.#lister.list();
-        } catch (error) {
-          console.warn('[knack] possible duplicates could not be read', error);
-        }
-      } while (this.#again);
-    })().finally(() => {
-      this.#running = null;
-    });
-    return this.#running;
-  };
+  }
 
   stateOf = (pair: TwinPair): MergeState | null => this.merges[keyOf(pair)] ?? null;
 
