@@ -122,7 +122,7 @@ function isSearchableDir(name: string): boolean {
 }
 
 /** OPFS calls in flight during a scan (sequential reads are ~3× slower than parallel ones). */
-const SCAN_PARALLELISM = 32;
+const SCAN_PARALLELISM = 64;
 
 /** Runs `task` over `items` with at most `limit` in flight; parallel OPFS reads are ~3× faster. */
 async function mapBounded<T, R>(items: T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {

@@ -201,20 +201,31 @@ export function offeredSkills(entries: CatalogEntry[], labels: Map<string, Skill
 /** `offeredSkills` for entries already sorted by name (stably, from catalogue order). */
 function offeredFromSorted(sorted: CatalogEntry[], labels: Map<string, SkillLabel>, options: IndexOptions): CatalogEntry[] {
   const offered: CatalogEntry[] = [];
-  // The same name in two categories is listed in both; twice in one category, once.
-  const seen = new Set<string>();
+  const labelText = options.label ?? neutralLabel;
+  // Most skills have no label record: whether those are withheld is decided once per render.
+  const unlabelledShown = suffixFor(undefined, labelText, options.model) !== null;
+  // The same name in two categories is listed in both; twice in one category, once. Entries
+  // come sorted by index name, so one name's entries are neighbours: the categories taken are
+  // kept for the current name only (10,000 keys per render cost more than the rest together).
+  let currentName: string | null = null;
+  const categoriesTaken = new Set<string>();
   for (const entry of sorted) {
-    const key = `${entry.category ?? ''}\u0000${indexNameOf(entry)}`;
-    if (seen.has(key)) continue;
+    const name = indexNameOf(entry);
+    if (name !== currentName) {
+      currentName = name;
+      categoriesTaken.clear();
+    }
+    const category = entry.category ?? '';
+    if (categoriesTaken.has(category)) continue;
     const label = labels.get(entry.name);
-    if (label?.state === 'archived' || suffixFor(label, options.label ?? neutralLabel, options.model) === null) continue;
+    if (label === undefined ? !unlabelledShown : label.state === 'archived' || suffixFor(label, labelText, options.model) === null) continue;
     if (!matchesPlatform(entry.platforms, options.platform) || isDisabled(entry, options.disabled)) continue;
     if (!conditionsMet(entry, options.available)) continue;
     // A skill with no description (a plain-Markdown SKILL.md kept by a lenient import) gives
     // the model nothing to choose by: it joins the index once it has one (docs/skill-tools.md).
     if (entry.description.trim() === '') continue;
     offered.push(entry);
-    seen.add(key);
+    categoriesTaken.add(category);
   }
   return offered;
 }
