@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { checkToolCode, offeredToolName, parseJsonWithLine, parseToolManifest, toolPathKind, validateToolName } from '../../../src/skills/forgedTools';
 import { schemaProblems, valueProblem } from '../../../src/skills/jsonSchemaSubset';
 import { casesAgainstManifest, parseToolCasesFile } from '../../../src/gate/toolCases';
@@ -139,6 +139,7 @@ describe('evals/tool-cases.json', () => {
 describe('the file rule of skill_manage', () => {
   const files = new Map<string, string>();
   const context = { skill: 'pricing', readFile: async (path: string) => (files.has(path) ? new TextEncoder().encode(files.get(path)!) : null) };
+  beforeEach(() => files.clear());
 
   it('leaves other files alone', async () => {
     expect(await forgedToolFileRule('references/a.md', 'x', context)).toBeNull();

@@ -3,7 +3,7 @@
  * used model, a choice is stored with the chat's session and remembered for new chats, an older
  * session without one shows the default, and a removed provider makes the chat wait.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createSettingsService } from '../../../src/app/settings';
 import { MemorySessionBackend } from '../../../src/sessions/memorySessionBackend';
 import { SessionStore } from '../../../src/sessions/sessionStore';
@@ -16,11 +16,14 @@ const PROVIDERS = [
   { id: 'hosted', label: 'Hosted', kind: 'openai-compatible', baseUrl: 'https://api.example.com/v1', apiKey: 'sk-hosted', model: 'big', models: [] },
 ] as const;
 
-const sessions = new SessionStore(new MemorySessionBackend());
-const chatModel = new ChatModelState(async () => sessions);
+// Fresh sessions, settings and state for every test: none depends on another's leftovers.
+let sessions: SessionStore;
+let chatModel: ChatModelState;
 const store = async () => sessions;
 
-beforeAll(async () => {
+beforeEach(async () => {
+  sessions = new SessionStore(new MemorySessionBackend());
+  chatModel = new ChatModelState(store);
   const service = createSettingsService(new MemoryRecordStore<unknown>(), null);
   await service.update('app', { providers: structuredClone(PROVIDERS) as never, defaultProviderId: 'local' });
   await useSettingsService(service);
@@ -53,6 +56,8 @@ describe('chat model state', () => {
   });
 
   it('a chat on a removed provider is unavailable and its turn refuses to start', async () => {
+    chatModel.startNewChat();
+    await chatModel.choose({ providerId: 'local', model: 'medium' });
     const sessions = await store();
     const chat = await sessions.create({ title: 'on hosted', chatModel: { providerId: 'hosted', model: 'big' } });
     await settings.save({ providers: settings.current.providers.filter((entry) => entry.id !== 'hosted') });
