@@ -187,15 +187,15 @@ export function relevance(entry: CatalogEntry, messageWords: Set<string>): numbe
 }
 
 /** Index-name order; ties (the same name in two categories) by directory. */
-const byIndexName = (a: CatalogEntry, b: CatalogEntry) => {
-  const x = indexNameOf(a);
-  const y = indexNameOf(b);
-  return x < y ? -1 : x > y ? 1 : a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0;
-};
+const byNameThenDir = (x: string, xDir: string, y: string, yDir: string) => (x < y ? -1 : x > y ? 1 : xDir < yDir ? -1 : xDir > yDir ? 1 : 0);
+const byIndexName = (a: CatalogEntry, b: CatalogEntry) => byNameThenDir(indexNameOf(a), a.dir, indexNameOf(b), b.dir);
+/** `byIndexName` order, each name worked out once, not twice per comparison (10,000 at a first render). */
+const sortedByIndexName = (entries: readonly CatalogEntry[]): CatalogEntry[] =>
+  entries.map((entry) => ({ name: indexNameOf(entry), entry })).sort((a, b) => byNameThenDir(a.name, a.entry.dir, b.name, b.entry.dir)).map(({ entry }) => entry);
 
 /** The offered skills: platform, disabled list, conditions, and no rejected or archived ones. */
 export function offeredSkills(entries: CatalogEntry[], labels: Map<string, SkillLabel>, options: IndexOptions): CatalogEntry[] {
-  return offeredFromSorted([...entries].sort(byIndexName), labels, options);
+  return offeredFromSorted(sortedByIndexName(entries), labels, options);
 }
 
 /** `offeredSkills` for entries already sorted by name (stably, from catalogue order). */
@@ -231,7 +231,7 @@ function offeredFromSorted(sorted: CatalogEntry[], labels: Map<string, SkillLabe
 }
 
 export function renderSkillIndex(entries: CatalogEntry[], labels: Map<string, SkillLabel>, options: IndexOptions): string {
-  return renderSortedIndex([...entries].sort(byIndexName), labels, options);
+  return renderSortedIndex(sortedByIndexName(entries), labels, options);
 }
 
 const OPEN = '<available_skills>';
@@ -495,7 +495,7 @@ export class SkillIndex {
     const hit = this.cache.get(key);
     if (hit !== undefined) return hit;
     this.labels ??= await this.loadLabels();
-    this.sorted ??= this.catalog.entries().sort(byIndexName);
+    this.sorted ??= sortedByIndexName(this.catalog.entries());
     const categoryDescriptions = await this.catalog.categoryDescriptions();
     const labels = options.asPromoted === undefined ? this.labels : new Map(this.labels).set(options.asPromoted, promotedLabel(this.labels.get(options.asPromoted), options.model));
     const text = renderSortedIndex(this.sorted, labels, { ...options, label: this.label, categoryDescriptions });
