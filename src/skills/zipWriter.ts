@@ -140,7 +140,6 @@ function endRecord(count: number, centralSize: number, centralOffset: number): U
   return end;
 }
 
-
 /**
  * Builds an archive as entries arrive: `add` starts compressing an entry at once (at most
  * IN_FLIGHT at a time, in the order added), so a caller that is still reading files keeps the
