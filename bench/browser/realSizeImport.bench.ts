@@ -8,7 +8,7 @@
  */
 import type { BrowserBench } from './types';
 import { waitForSkills } from './knack';
-import { timedOpen } from './skillsView';
+import { enterSkillsView, timedOpen } from './skillsView';
 import { summarize } from './stats';
 import { applyImport, planImport, type ImportChoice } from '../../src/skills/zipImport';
 import { REAL_SIZE_SKILL_INDEXES, realSizeLibraryZips, realSizeSkillName } from '../../tests/fixtures/realSizeLibrary';
@@ -67,7 +67,7 @@ export const benches: BrowserBench[] = [
     name: 'realSizeImport',
     async run(context) {
       // The Skills view is open, as when a user imports through it.
-      location.hash = '#/skills';
+      const leaveSkillsView = enterSkillsView();
       const services = await waitForSkills(await context.knack());
       const { engine } = services;
       const zips = realSizeLibraryZips();
@@ -125,6 +125,7 @@ export const benches: BrowserBench[] = [
           open: { textAndActions: summarize(usable), filesListed: summarize(listed), perSkill },
         };
       } finally {
+        leaveSkillsView();
         for (const dir of dirs) {
           await engine.files.deleteTree(dir);
           await engine.catalog.remove(dir);

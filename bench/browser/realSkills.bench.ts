@@ -10,7 +10,7 @@
  */
 import type { BrowserBench } from './types';
 import { waitForSkills } from './knack';
-import { timedOpen } from './skillsView';
+import { enterSkillsView, timedOpen } from './skillsView';
 import { summarize } from './stats';
 import { readArchive } from '../../src/install/archive';
 import { buildSkillsZip } from '../../src/skills/zipExport';
@@ -62,7 +62,7 @@ export const benches: BrowserBench[] = [
       const tarballs = (globalThis as { knackBenchRealSkills?: RealSkillTarball[] | { error: string } }).knackBenchRealSkills;
       if (!tarballs) throw new Error('no real skills: bench/run.mjs serves them (npm pack of bench/node/realSkills.mjs)');
       if ('error' in tarballs) throw new Error(tarballs.error);
-      location.hash = '#/skills';
+      const leaveSkillsView = enterSkillsView();
       const services = await waitForSkills(await context.knack());
       const { engine } = services;
       const exists = (name: string) => engine.catalog.findByName(name).length > 0;
@@ -129,6 +129,7 @@ export const benches: BrowserBench[] = [
           open: { textAndActions: summarize(usable), filesListed: summarize(listed), perSkill },
         };
       } finally {
+        leaveSkillsView();
         for (const dir of dirs) {
           await engine.files.deleteTree(dir);
           await engine.catalog.remove(dir);

@@ -13,6 +13,24 @@ const bodyText = () => document.querySelector('[data-testid="skill-body"]')?.tex
 const listedFiles = () => document.querySelectorAll('[aria-label="Files of this skill"] li').length;
 
 /**
+ * Shows the Skills view, as a user does to import and open skills; the returned function empties
+ * its search and goes back to the view that was showing, so the benches after this one find the
+ * page as they expect (the chat benches need the chat's message list).
+ */
+export function enterSkillsView(): () => void {
+  const before = location.hash;
+  location.hash = '#/skills';
+  return () => {
+    const box = searchBox();
+    if (box && box.value !== '') {
+      box.value = '';
+      box.dispatchEvent(new Event('input', { bubbles: true }));
+    }
+    location.hash = before;
+  };
+}
+
+/**
  * Finds the skill with the view's search, clicks its row, and times click → its text on screen
  * (`textShown` says when the body is the skill's) and Export usable, and click → all `files`
  * listed.
