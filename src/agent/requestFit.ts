@@ -98,6 +98,31 @@ function cutRemaining(input: Budgeted, parts: Parts, fixed: number): Parts {
   return next;
 }
 
+export const leftOutCallsNote = (count: number, of: number) =>
+  `[The last ${count} of the ${of} tool calls in this reply, and their results, are left out here to fit your context window.]`;
+
+/**
+ * Past every cut, a reply that asked for more tool calls than the window holds (a looping model's
+ * 200 calls in one reply): for this request only, its last calls and their results are left out,
+ * half of them at a time, with a note on the reply, until the request fits. The first calls stay:
+ * they are the ones that ran (the loop runs at most 16 of a reply, in order, and answers the rest
+ * with an error), and every call sent keeps its result (docs/context-window.md).
+ */
+function leaveOutLastCalls(input: Budgeted, parts: Parts, fixed: number): Parts {
+  const at = parts.rest.findLastIndex((message) => message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 1);
+  if (at < 0) return parts;
+  const reply = parts.rest[at]!;
+  const calls = reply.toolCalls!;
+  let next = parts;
+  for (let keep = Math.floor(calls.length / 2); measure(input, next, fixed) > input.plan.promptLimit && keep >= 1; keep = keep === 1 ? 0 : Math.floor(keep / 2)) {
+    const dropped = new Set(calls.slice(keep).map((call) => call.id));
+    const note = leftOutCallsNote(dropped.size, calls.length);
+    const kept = { ...reply, content: reply.content ? `${reply.content}\n${note}` : note, toolCalls: calls.slice(0, keep) };
+    next = { ...parts, rest: parts.rest.flatMap((message, i) => (i === at ? [kept] : message.role === 'tool' && dropped.has(message.toolCallId ?? '') ? [] : [message])) };
+  }
+  return next;
+}
+
 export function fitRequest(input: FitInput): FittedRequest {
   const split = splitLines(input.lines, input.summary);
   return fitMessages({ ...input, head: toModelHistory(split.head), summaryText: input.summary?.text ?? null, rest: toModelHistory(split.rest) });
@@ -122,6 +147,7 @@ export function fitMessages(input: Omit<FitInput, 'lines' | 'summary'> & Parts):
   if (measure(input, parts, fixed) > plan.promptLimit) parts = { ...parts, rest: parts.rest.map((message) => shrink(message, OVERSIZED_CHARS, false)) };
   if (measure(input, parts, fixed) > plan.promptLimit) ({ parts, leftOut } = leaveOutOldest(input, parts, fixed));
   if (measure(input, parts, fixed) > plan.promptLimit) parts = cutRemaining(input, parts, fixed);
+  if (measure(input, parts, fixed) > plan.promptLimit) parts = leaveOutLastCalls(input, parts, fixed);
   // A notice whose copy was still cut or left out says so, and that view is sent again when asked for.
   const { messages, notWhole } = honestNotices([...input.head, ...input.rest], assembleHistory(parts.head, parts.summaryText, parts.rest));
   return {

@@ -3,7 +3,7 @@ import { compactionThreshold, countRequest, maxTokensFor, planFor, replyReserve 
 import { firstSentence, toolsInForm } from '../../src/agent/compactTools';
 import { boundedSummary, compactConversation, tailBudgetOf, tailStart, SUMMARY_INSTRUCTIONS } from '../../src/agent/compaction';
 import { assembleHistory, splitLines, SUMMARY_HEADING } from '../../src/agent/historyView';
-import { fitRequest, leftOutNote } from '../../src/agent/requestFit';
+import { fitRequest, leftOutCallsNote, leftOutNote } from '../../src/agent/requestFit';
 import type { ChatLine } from '../../src/agent/chatLines';
 import { toolSpecs } from '../../src/agent/agentLoop';
 import { ToolRegistry } from '../../src/tools/toolRegistry';
@@ -207,6 +207,31 @@ describe('fitRequest', () => {
     expect(fit.messages.at(-1)!.content).toBe(error);
     // The stored line keeps every character.
     expect(lines[3]!.toolCalls![0]!.arguments).toBe(args);
+  });
+
+  it('a reply of 200 tool calls that no cut fits leaves out its last calls with their results, with a note, and keeps the first (the ones that ran)', () => {
+    seq = 0;
+    const calls = Array.from({ length: 200 }, (_, i) => ({ id: `call-${i}`, name: 'skills_list', arguments: '{}' }));
+    const lines = [
+      line('user', 'List the skills, again and again.'),
+      line('assistant', 'Checking the skills again.', { toolCalls: calls }),
+      ...calls.map((call, i) => line('tool', JSON.stringify({ success: true, skills: [{ name: `skill-${i}`, description: 'Use when checking the library. '.repeat(4) }] }), { toolCallId: call.id, name: 'skills_list' })),
+    ];
+    for (const window of [4096, 16_384]) {
+      const plan = planFor(window);
+      const fit = fitRequest({ lines, summary: null, systemPrompt: system, tools, counter: charCounter, plan });
+      expect(fit.tokens).toBeLessThanOrEqual(plan.promptLimit);
+      expect(maxTokensFor(plan, fit.tokens)).toBe(plan.replyTokens);
+      expect(pairedCalls(fit.messages)).toBe(true);
+      const reply = fit.messages.find((m) => m.toolCalls?.length)!;
+      expect(reply.toolCalls!.length).toBeLessThan(200);
+      expect(reply.toolCalls![0]!.id).toBe('call-0');
+      expect(fit.messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId)).toEqual(reply.toolCalls!.map((call) => call.id));
+      expect(reply.content).toContain(leftOutCallsNote(200 - reply.toolCalls!.length, 200));
+      expect(fit.messages.map((m) => m.content)).toContain('List the skills, again and again.');
+    }
+    // The stored reply keeps all its calls.
+    expect(lines[1]!.toolCalls).toHaveLength(200);
   });
 
   it('every tool result the fit cuts is still valid JSON with its boolean success', () => {
