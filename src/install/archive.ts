@@ -41,6 +41,32 @@ export function gunzipLimited(bytes: Uint8Array, limit: number): { bytes: Uint8A
 
 const S_IFMT = 0o170000;
 
+/** Header types that describe the next entry (PAX and GNU long names) rather than being one. */
+const META_TYPES = new Set(['x', 'g', 'L', 'N', 'K']);
+const latin1 = new TextDecoder('latin1');
+const headerText = (tar: Uint8Array, at: number, length: number) => {
+  const field = tar.subarray(at, at + length);
+  const end = field.indexOf(0);
+  return latin1.decode(end === -1 ? field : field.subarray(0, end));
+};
+
+/**
+ * The POSIX ustar `prefix` of each entry, in the order nanotar lists them: a path longer than
+ * 100 characters is split into prefix (155) and name (100), and nanotar reads only the name, so
+ * `…/schemas/ISO-IEC29500-4_2016/shared-documentPropertiesVariantTypes.xsd` (Anthropic's pptx skill)
+ * arrived at the archive's root. GNU headers have no prefix (their magic is `ustar  `).
+ */
+function ustarPrefixes(tar: Uint8Array): string[] {
+  const prefixes: string[] = [];
+  for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
+    const size = Number.parseInt(headerText(tar, at + 124, 12).trim() || '0', 8) || 0;
+    const type = headerText(tar, at + 156, 1) || '0';
+    if (!META_TYPES.has(type)) prefixes.push(headerText(tar, at + 257, 6) === 'ustar' && headerText(tar, at + 263, 2) === '00' ? headerText(tar, at + 345, 155) : '');
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  return prefixes;
+}
+
 /** Reads a .tar.gz under the limits; the same result shape as readZip. */
 export function readTarGz(bytes: Uint8Array, limits: ZipLimits = DEFAULT_ZIP_LIMITS): ZipReadResult {
   const result: ZipReadResult = { files: [], refused: [], ignored: [], error: null, inflatedBytes: 0 };
@@ -56,14 +82,19 @@ export function readTarGz(bytes: Uint8Array, limits: ZipLimits = DEFAULT_ZIP_LIM
     return { ...result, error: `The archive is not a readable tar (${error instanceof Error ? error.message : String(error)}).` };
   }
   if (entries.length > limits.maxEntries) return { ...result, error: `The archive has ${entries.length} entries; the limit is ${limits.maxEntries}.` };
+  const prefixes = ustarPrefixes(gunzipped.bytes);
   const seen = new Set<string>();
   let total = 0;
-  for (const entry of entries) {
+  for (const [i, entry] of entries.entries()) {
     const type = entry.type ?? 'file';
     if (type === 'directory' || type === 'gnuDirectory') continue;
-    // nanotar already folds `..` and a leading `/` into the archive's root, so no name can leave
-    // the skill folder; what is still unsafe is refused here as the zip reader does.
-    const path = entry.name.split('/').filter((part) => part !== '' && part !== '.').join('/');
+    // A name from a PAX or GNU header is whole (nanotar spreads that header's fields into `attrs`;
+    // its types leave `path` out); a ustar name may have a prefix nanotar left off.
+    const longName = (entry.attrs as { path?: string } | undefined)?.path;
+    const prefix = prefixes.length === entries.length && !longName ? prefixes[i]! : '';
+    // nanotar already folds `..` and a leading `/` of a name into the archive's root; what is
+    // still unsafe (a `..` in a prefix too) is refused here as the zip reader does.
+    const path = `${prefix}/${entry.name}`.split('/').filter((part) => part !== '' && part !== '.').join('/');
     if (!path) continue;
     if (isJunkPath(path)) {
       result.ignored.push(path);

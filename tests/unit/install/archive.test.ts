@@ -4,6 +4,7 @@ import { gzipSync, strToU8, zipSync } from 'fflate';
 import { createTar } from 'nanotar';
 import { gunzipLimited, readArchive, readTarGz, unwrapSingleFolder } from '../../../src/install/archive';
 import { DEFAULT_ZIP_LIMITS } from '../../../src/skills/zipArchive';
+import { concatBytes } from '../../../src/storage/bytes';
 
 describe('readTarGz', () => {
   it('reads files with their modes, skips directories and ignores junk', () => {
@@ -36,6 +37,35 @@ describe('readTarGz', () => {
     expect(read.refused).toEqual([{ path: 'evil', reason: 'symbolic or hard link (links are never imported)' }]);
     const slip = readTarGz(gzipSync(createTar([{ name: '../../outside/SKILL.md', data: strToU8('x') }])));
     expect(slip.files.every((f) => !f.path.includes('..') && !f.path.startsWith('/'))).toBe(true);
+  });
+
+  it('joins a POSIX ustar prefix to its name: a path of more than 100 characters stays in its folder', () => {
+    // As GNU tar and npm write a long path: the folders in `prefix` (byte 345), the rest in `name`.
+    const entry = (prefix: string, name: string, data: Uint8Array) => {
+      const header = new Uint8Array(512);
+      header.set(strToU8(name), 0);
+      header.set(strToU8('0000644\0'), 100);
+      header.set(strToU8(`${data.length.toString(8).padStart(11, '0')}\0`), 124);
+      header[156] = '0'.charCodeAt(0);
+      header.set(strToU8('ustar\u000000'), 257);
+      header.set(strToU8(prefix), 345);
+      header.fill(0x20, 148, 156);
+      const sum = header.reduce((total, byte) => total + byte, 0);
+      header.set(strToU8(`${sum.toString(8).padStart(6, '0')}\0 `), 148);
+      const padded = new Uint8Array(Math.ceil(data.length / 512) * 512);
+      padded.set(data);
+      return [header, padded];
+    };
+    const folder = 'package/dist/skills/document-skills/pptx/ooxml/schemas/ISO-IEC29500-4_2016';
+    const tar = concatBytes([
+      ...entry('package/dist/skills/document-skills/pptx', 'SKILL.md', strToU8('---\nname: pptx\n---\n')),
+      ...entry(folder, 'shared-documentPropertiesVariantTypes.xsd', strToU8('<xsd:schema/>')),
+      ...entry('package/../..', 'outside.md', strToU8('x')),
+      new Uint8Array(1024),
+    ]);
+    const read = readTarGz(gzipSync(tar));
+    expect(read.files.map((f) => f.path)).toEqual(['package/dist/skills/document-skills/pptx/SKILL.md', `${folder}/shared-documentPropertiesVariantTypes.xsd`]);
+    expect(read.refused.map((r) => r.path)).toEqual(['package/../../outside.md']);
   });
 
   it('cuts a gzip bomb short instead of inflating it', () => {
