@@ -140,3 +140,23 @@ test('hundreds of skills: filter, search, bulk choices and summary; the import s
   await last.getByRole('button', { name: 'Dismiss' }).click();
   await expect(last).toBeHidden();
 });
+
+test('a package that ships its skills for several agents: the copies are listed as not importable, closed when the list is long', async ({ page }) => {
+  await page.goto('/#/skills');
+  await page.waitForFunction(() => Boolean(globalThis.knack?.skills));
+  // The same two skills laid out for 12 agents, as npm packages of skills do (.claude/skills, .agents/skills, …).
+  const tree: Zippable = {};
+  for (let agent = 0; agent < 12; agent++) {
+    for (const name of ['kiro-debug', 'kiro-impl']) tree[`package/agent-${agent}/skills/${name}/SKILL.md`] = strToU8(skillMd(name, `# ${name}\n\nStep 1: for agent ${agent}.\n`));
+  }
+  const dialog = await openArchive(page, 'agents.zip', Buffer.from(zipSync(tree)));
+  await expect(dialog.getByTestId('import-summary')).toHaveText('2 will be imported, 0 skipped');
+  const refused = dialog.getByRole('list', { name: 'Skills that cannot be imported' });
+  await expect(dialog.getByText('Not importable (22)')).toBeVisible();
+  await expect(refused).toBeHidden();
+  await dialog.getByText('Not importable (22)').click();
+  await expect(refused.getByRole('listitem')).toHaveCount(22);
+  await expect(refused).toContainText("package/agent-1/skills/kiro-debug: another skill in this archive is also named 'kiro-debug'");
+  await dialog.getByRole('button', { name: 'Import', exact: true }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'agents.zip:' })).toHaveText('agents.zip: Imported 2, skipped 22.');
+});
