@@ -100,9 +100,8 @@ test.describe('Reach', () => {
     await sendMessage(page, 'Please draft the changelog entry for build 300.');
     await waitForReply(page);
     expect(scripted.chatRequests().some((request) => JSON.stringify(request.body.messages).includes('"skill_view"'))).toBe(true);
-    // What the user did next goes into the skill's usage (docs/gate.md, "Use outcomes"), once
-    // the turn's loads are recorded (the candidate is their last write).
-    await page.waitForFunction(async () => ((await globalThis.knack!.skills!.engine.usage.get('changelog-clear')).candidate_cases ?? []).length === 1);
+    // What the user did next goes into the skill's usage (docs/gate.md, "Use outcomes"). It is
+    // sent at once, as a user answers: the outcome waits for the turn's loads to be recorded.
     await sendMessage(page, 'No, that is the wrong format.');
     await waitForReply(page);
 

@@ -22,7 +22,8 @@ import { createProvider } from '../../providers/createProvider';
 import type { ChatProvider } from '../../providers/provider';
 import { engineHost } from '../../providers/webllm/engineHost';
 import { providerModelKey } from '../../gate/modelKey';
-import { outcomeOfNextMessage } from '../../skills/candidateCases';
+import { outcomeOfNextMessage, type UseOutcome } from '../../skills/candidateCases';
+import { UseOutcomeTracker } from '../../skills/useOutcomeTracker';
 import { skillAtSend, type DraftRouting } from '../../skills/draftRouting';
 
 /**
@@ -250,15 +251,11 @@ class ChatState {
     return this.#run((controller) => controller.editAndResend(lineId, text));
   };
 
-  /** Skills the last finished turn of this chat loaded: what the user does next is their outcome. */
-  #lastLoads: string[] = [];
+  /** What the user does after a turn that loaded skills (docs/gate.md, "Use outcomes"). */
+  #outcomes = new UseOutcomeTracker(async (names, outcome) => (await (await appServices()).chat()).recordOutcome(names, outcome));
 
-  /** Records what the user did after a turn that loaded skills (docs/gate.md, "Use outcomes"). */
-  #noteOutcome(outcome: 'moved_on' | 'corrected' | 'regenerated' | 'edited'): void {
-    const names = this.#lastLoads;
-    this.#lastLoads = [];
-    if (names.length === 0 || this.isGenerating) return;
-    void (async () => (await (await appServices()).chat()).recordOutcome(names, outcome))().catch((error: unknown) => console.warn('[knack] recording a use outcome failed', error));
+  #noteOutcome(outcome: UseOutcome): void {
+    void this.#outcomes.next(outcome, this.isGenerating).catch((error: unknown) => console.warn('[knack] recording a use outcome failed', error));
   }
 
   /** Summarises the middle of the open chat now (the header's Compact now). */
@@ -367,9 +364,11 @@ class ChatState {
         },
         afterTurn: (report) => {
           // Cases from the user's own chats (docs/gate.md, "Independent cases"): a count, never the turn's failure.
-          void services.recordSkillLoads(report).then(
-            (loaded) => (this.#lastLoads = loaded),
-            (error: unknown) => console.warn('[knack] keeping a candidate case failed', error),
+          this.#outcomes.turnLoaded(
+            services.recordSkillLoads(report).catch((error: unknown) => {
+              console.warn('[knack] keeping a candidate case failed', error);
+              return [];
+            }),
           );
           return learning.afterTurn(report);
         },
