@@ -8,8 +8,7 @@
  */
 import type { BrowserBench } from './types';
 import { waitForSkills } from './knack';
-import { enterSkillsView, timedOpen } from './skillsView';
-import { summarize } from './stats';
+import { enterSkillsView, removeImported, timedOpens } from './skillsView';
 import { applyImport, planImport, type ImportChoice } from '../../src/skills/zipImport';
 import { REAL_SIZE_SKILL_INDEXES, realSizeLibraryZips, realSizeSkillName } from '../../tests/fixtures/realSizeLibrary';
 
@@ -95,20 +94,8 @@ export const benches: BrowserBench[] = [
         const filesOf = new Map<string, number>();
         for (const zip of zips) for (const skill of planImport(zip.bytes, { archiveName: zip.name }).skills) filesOf.set(skill.name, skill.files.length);
         const small = realSizeSkillName(1);
-        const usable: number[] = [];
-        const listed: number[] = [];
-        const perSkill: Record<string, { files: number; usableMs: number; listedMs: number }> = {};
-        for (const round of [0, 1]) {
-          for (const index of REAL_SIZE_SKILL_INDEXES) {
-            const name = realSizeSkillName(index);
-            await timedOpen(small, filesOf.get(small)!, (body) => body.includes(small));
-            const open = await timedOpen(name, filesOf.get(name)!, (body) => body.includes(name));
-            if (round === 0) continue;
-            usable.push(open.usable);
-            listed.push(open.listed);
-            perSkill[name] = { files: filesOf.get(name)!, usableMs: Math.round(open.usable), listedMs: Math.round(open.listed) };
-          }
-        }
+        const opened = (name: string) => ({ name, files: filesOf.get(name)!, textShown: (body: string) => body.includes(name) });
+        const open = await timedOpens(opened(small), REAL_SIZE_SKILL_INDEXES.map((index) => opened(realSizeSkillName(index))));
         // After the import, so neither warms the other's folders.
         const floor = await opfsWriteFloor(zips);
         return {
@@ -122,14 +109,11 @@ export const benches: BrowserBench[] = [
           skills: dirs.length,
           archiveMegabytes: Math.round(zips.reduce((sum, zip) => sum + zip.bytes.length, 0) / 1e5) / 10,
           perZip,
-          open: { textAndActions: summarize(usable), filesListed: summarize(listed), perSkill },
+          open,
         };
       } finally {
         leaveSkillsView();
-        for (const dir of dirs) {
-          await engine.files.deleteTree(dir);
-          await engine.catalog.remove(dir);
-        }
+        await removeImported(engine, dirs);
       }
     },
   },

@@ -10,8 +10,7 @@
  */
 import type { BrowserBench } from './types';
 import { waitForSkills } from './knack';
-import { enterSkillsView, timedOpen } from './skillsView';
-import { summarize } from './stats';
+import { enterSkillsView, removeImported, timedOpens } from './skillsView';
 import { readArchive } from '../../src/install/archive';
 import { buildSkillsZip } from '../../src/skills/zipExport';
 import { applyImport, planFiles, planImport, type ImportCandidate, type ImportChoice, type ImportPlan } from '../../src/skills/zipImport';
@@ -104,20 +103,9 @@ export const benches: BrowserBench[] = [
         for (const skill of [...openable].sort((a, b) => b.bytes - a.bytes).slice(0, BY_BYTES)) targets.set(skill.name, skill);
         for (const skill of [...openable].sort((a, b) => b.files - a.files).slice(0, BY_FILES)) targets.set(skill.name, skill);
 
-        const small = fillerName(0);
-        const usable: number[] = [];
-        const listed: number[] = [];
-        const perSkill: Record<string, { files: number; megabytes: number; usableMs: number; listedMs: number }> = {};
-        for (const round of [0, 1]) {
-          for (const target of targets.values()) {
-            await timedOpen(small, 1, (body) => body.includes('Nothing to do'));
-            const open = await timedOpen(target.name, target.files, (body) => body.includes(target.phrase!));
-            if (round === 0) continue;
-            usable.push(open.usable);
-            listed.push(open.listed);
-            perSkill[target.name] = { files: target.files, megabytes: Math.round(target.bytes / 1e4) / 100, usableMs: Math.round(open.usable), listedMs: Math.round(open.listed) };
-          }
-        }
+        const small = { name: fillerName(0), files: 1, textShown: (body: string) => body.includes('Nothing to do') };
+        const open = await timedOpens(small, [...targets.values()].map((target) => ({ ...target, textShown: (body: string) => body.includes(target.phrase!) })));
+        for (const target of targets.values()) Object.assign(open.perSkill[target.name]!, { megabytes: Math.round(target.bytes / 1e4) / 100 });
         return {
           importMs: Math.round(reviewMs + writingMs),
           reviewMs: Math.round(reviewMs),
@@ -126,14 +114,11 @@ export const benches: BrowserBench[] = [
           library: engine.catalog.entries().length,
           archiveMegabytes: Math.round(archiveBytes / 1e5) / 10,
           perPackage,
-          open: { textAndActions: summarize(usable), filesListed: summarize(listed), perSkill },
+          open,
         };
       } finally {
         leaveSkillsView();
-        for (const dir of dirs) {
-          await engine.files.deleteTree(dir);
-          await engine.catalog.remove(dir);
-        }
+        await removeImported(engine, dirs);
       }
     },
   },

@@ -4,6 +4,7 @@
  * (realSizeImport.bench.ts, realSkills.bench.ts).
  */
 import { untilFrame } from './knack';
+import { summarize } from './stats';
 
 const searchBox = () => document.querySelector<HTMLInputElement>('[aria-label="Filter skills"] input[type="search"]');
 const listButton = (name: string) =>
@@ -47,4 +48,40 @@ export async function timedOpen(name: string, files: number, textShown: (body: s
   const usable = performance.now() - started;
   await untilFrame(() => listedFiles() >= files, `the files of ${name}`);
   return { usable, listed: performance.now() - started };
+}
+
+export interface OpenTarget {
+  name: string;
+  files: number;
+  /** Whether the body on screen is this skill's. */
+  textShown: (body: string) => boolean;
+}
+
+/**
+ * Opens each target right after `small` (so every open starts from another skill), in two
+ * rounds: the first warms code, the second is measured.
+ */
+export async function timedOpens(small: OpenTarget, targets: readonly OpenTarget[]) {
+  const usable: number[] = [];
+  const listed: number[] = [];
+  const perSkill: Record<string, { files: number; usableMs: number; listedMs: number }> = {};
+  for (const round of [0, 1]) {
+    for (const target of targets) {
+      await timedOpen(small.name, small.files, small.textShown);
+      const open = await timedOpen(target.name, target.files, target.textShown);
+      if (round === 0) continue;
+      usable.push(open.usable);
+      listed.push(open.listed);
+      perSkill[target.name] = { files: target.files, usableMs: Math.round(open.usable), listedMs: Math.round(open.listed) };
+    }
+  }
+  return { textAndActions: summarize(usable), filesListed: summarize(listed), perSkill };
+}
+
+/** Removes the skill folders a bench imported, and their catalogue entries. */
+export async function removeImported(engine: { files: { deleteTree(dir: string): Promise<unknown> }; catalog: { remove(dir: string): Promise<unknown> } }, dirs: readonly string[]): Promise<void> {
+  for (const dir of dirs) {
+    await engine.files.deleteTree(dir);
+    await engine.catalog.remove(dir);
+  }
 }
