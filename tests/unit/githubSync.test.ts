@@ -2,7 +2,7 @@
 // stores) through the GitHub transport to the one GitHub stand-in (a real git repository behind
 // GitHub's rules): edits to different skills merge, the same lines conflict and both versions
 // stay, a push race loses nothing, an edit made while GitHub could not be reached goes out later.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTestEngine, skillContent } from './helpers/skillTestEngine';
 import { MemoryRecordStore } from '../../src/storage/memoryRecordStore';
 import { SyncStateStore } from '../../src/sync/syncState';
@@ -10,18 +10,11 @@ import { SyncEngine, type SyncOutcome } from '../../src/sync/syncEngine';
 import { SkillEngineLibrary } from '../../src/sync/skillLibrary';
 import { GitHubTransport } from '../../src/sync/githubTransport';
 import { SyncPlaceError } from '../../src/sync/transport';
-import { fetchThroughStandIn, startGitHubStandIn, type GitHubStandIn } from '../fixtures/githubStandIn';
+import { fetchThroughStandIn, type GitHubStandIn } from '../fixtures/githubStandIn';
+import { githubStandInPerFile } from './helpers/githubStandInPerFile';
 
 let standIn: GitHubStandIn;
-beforeAll(async () => {
-  standIn = await startGitHubStandIn();
-});
-afterAll(async () => {
-  await standIn.close();
-});
-beforeEach(async () => {
-  await standIn.reset();
-});
+githubStandInPerFile((started) => (standIn = started));
 
 function device(options: { offline?: () => boolean } = {}) {
   const t = createTestEngine();

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { FIRST_COMMIT_MARKER, GitHubTransport, normaliseRepositoryFolder, parseGitHubRepository, type GitHubPlace } from '../../src/sync/githubTransport';
 import { RemoteMovedError, SyncPlaceError, type RemoteChange } from '../../src/sync/transport';
 import { fetchThroughStandIn, startGitHubStandIn, type GitHubStandIn } from '../fixtures/githubStandIn';
+import { githubStandInPerFile } from './helpers/githubStandInPerFile';
 
 // The transport against the one GitHub stand-in (tests/fixtures/githubStandIn.ts): real HTTP and
 // a real git repository, so the SHAs the transport sees are the ones GitHub would send.
@@ -9,14 +10,8 @@ import { fetchThroughStandIn, startGitHubStandIn, type GitHubStandIn } from '../
 let standIn: GitHubStandIn;
 const sent: string[] = [];
 
-beforeAll(async () => {
-  standIn = await startGitHubStandIn();
-});
-afterAll(async () => {
-  await standIn.close();
-});
-beforeEach(async () => {
-  await standIn.reset();
+githubStandInPerFile((started) => (standIn = started));
+beforeEach(() => {
   sent.length = 0;
 });
 
